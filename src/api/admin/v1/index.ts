@@ -1,0 +1,14 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { adminAuth } from '../../../http/auth.js';
+import type { Services } from '../../../services.js';
+import { dealerAdminRoutes } from './dealers.js';
+import { partnerAdminRoutes } from './partners.js';
+
+/** The operator API, /api/admin/v1, behind ADMIN_TOKEN. */
+export function adminRoutes(services: Services): FastifyPluginAsync {
+  return async (app) => {
+    app.addHook('onRequest', adminAuth(services.adminToken));
+    await app.register(dealerAdminRoutes(services));
+    await app.register(partnerAdminRoutes(services));
+  };
+}

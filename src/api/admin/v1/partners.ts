@@ -1,0 +1,167 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ALL_SCOPES } from '../../../domain/access.js';
+import { notFound } from '../../../domain/errors.js';
+import { createPartner, rotateSecret, updatePartner } from '../../../domain/partners.js';
+import type { Services } from '../../../services.js';
+import { uuidParam } from '../../schemas/query.js';
+import { errorResponse } from '../../schemas/responses.js';
+
+const scopes = z.array(z.enum(ALL_SCOPES, { error: `must be one of ${ALL_SCOPES.join(', ')}` })).max(10);
+const access = z.discriminatedUnion('scope', [
+  z.object({ scope: z.literal('global') }),
+  z.object({
+    scope: z.literal('restricted'),
+    rootProfileIds: z.array(z.uuid().toLowerCase()).min(1).max(10_000),
+  }),
+]);
+
+const partnerSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    access: z.union([
+      z.object({ scope: z.literal('global') }),
+      z.object({ scope: z.literal('restricted'), rootProfileIds: z.array(z.string()) }),
+    ]),
+    rateLimitPerMinute: z.number().int().nullable(),
+    disabled: z.boolean(),
+    lastUsedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Partner' });
+
+const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 422: errorResponse };
+const idParams = z.object({ id: uuidParam });
+
+export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+
+    app.post(
+      '/partners',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary: 'Create a partner and issue its secret (shown only in this response)',
+          body: z.object({
+            name: z.string().trim().min(1).max(200),
+            scopes: scopes.optional(),
+            access,
+            rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+          }),
+          response: { 201: z.object({ data: partnerSchema.extend({ secret: z.string() }) }), ...errors },
+        },
+      },
+      async (request, reply) => {
+        reply.status(201).header('Cache-Control', 'no-store');
+        return { data: await createPartner(services, request.body) };
+      },
+    );
+
+    app.get(
+      '/partners',
+      {
+        schema: { tags: ['Admin'], response: { 200: z.object({ data: z.array(partnerSchema) }), ...errors } },
+      },
+      async () => ({
+        data: (await services.partners.list()).map((r) => ({
+          ...r,
+          access:
+            r.accessScope === 'global'
+              ? { scope: 'global' as const }
+              : { scope: 'restricted' as const, rootProfileIds: r.rootProfileIds },
+        })),
+      }),
+    );
+
+    app.get(
+      '/partners/:id',
+      {
+        schema: {
+          tags: ['Admin'],
+          params: idParams,
+          response: { 200: z.object({ data: partnerSchema }), ...errors },
+        },
+      },
+      async (request) => {
+        const partner = await services.partners.get(request.params.id);
+        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        const { accessScope, rootProfileIds, ...rest } = partner;
+        return {
+          data: {
+            ...rest,
+            access:
+              accessScope === 'global'
+                ? { scope: 'global' as const }
+                : { scope: 'restricted' as const, rootProfileIds },
+          },
+        };
+      },
+    );
+
+    app.patch(
+      '/partners/:id',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary: 'Change scopes, access, disabled flag or rate limit',
+          params: idParams,
+          body: z.object({
+            name: z.string().trim().min(1).max(200).optional(),
+            scopes: scopes.optional(),
+            access: access.optional(),
+            disabled: z.boolean().optional(),
+            rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+          }),
+          response: { 200: z.object({ data: partnerSchema }), ...errors },
+        },
+      },
+      async (request) => {
+        const partner = await updatePartner(services, request.params.id, request.body);
+        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        return { data: partner };
+      },
+    );
+
+    app.post(
+      '/partners/:id/rotate-secret',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary: 'Issue a new secret; the old one stops working at once, or after graceSeconds',
+          params: idParams,
+          body: z
+            .object({
+              graceSeconds: z
+                .number()
+                .int()
+                .min(0)
+                .max(30 * 86_400)
+                .optional(),
+            })
+            .optional(),
+          response: {
+            200: z.object({
+              data: z.object({
+                id: z.string(),
+                secret: z.string(),
+                previousSecretValidUntil: z.string().nullable(),
+              }),
+            }),
+            ...errors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const result = await rotateSecret(services, request.params.id, request.body?.graceSeconds ?? 0);
+        if (!result) throw notFound(`No partner ${request.params.id}.`);
+        reply.header('Cache-Control', 'no-store');
+        return { data: result };
+      },
+    );
+  };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { ENUMS } from '../../../domain/enums.js';
+import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../domain/listing-query.js';
+import { SORTS } from '../../../store/listings-read.js';
+import { dateTimeParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
+
+const statusParam = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(
+    z.enum([...ENUMS.status.values, 'all'], {
+      error: `must be one of ${[...ENUMS.status.values, 'all'].join(', ')}`,
+    }),
+  );
+
+/** Query parameters shared by GET /listings and GET /locations/{id}/listings. */
+export const paging = {
+  page: positiveIntParam.optional().describe('1-based page number. Alias: page_number.'),
+  page_number: positiveIntParam.optional(),
+  pageSize: positiveIntParam
+    .optional()
+    .describe(
+      `Items per page, default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} is clamped. Aliases: page_size, limit.`,
+    ),
+  page_size: positiveIntParam.optional(),
+  limit: positiveIntParam.optional(),
+  status: statusParam.optional().describe('active (default), pending, sold, draft, or all.'),
+  updatedSince: dateTimeParam
+    .optional()
+    .describe('Only listings with updatedAt >= this ISO 8601 instant. Alias: updated_since.'),
+  updated_since: dateTimeParam.optional(),
+  sort: z
+    .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+    .optional()
+    .describe('Order; ties are broken by id. Default updatedAt.'),
+  locationCode: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Case-insensitive location code. Alias: location_code.'),
+  location_code: z.string().trim().min(1).max(64).optional(),
+};
+
+type PagingInput = { [K in keyof typeof paging]?: z.output<(typeof paging)[K]> };
+
+export function resolvePaging(q: PagingInput): Omit<ListingQuery, 'dealerIds' | 'parentDealerId'> {
+  return {
+    page: pick(q.page, q.page_number) ?? 1,
+    pageSize: Math.min(pick(q.pageSize, q.page_size, q.limit) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+    status: q.status ?? 'active',
+    updatedSince: pick(q.updatedSince, q.updated_since),
+    sort: q.sort ?? 'updatedAt',
+    locationCode: pick(q.locationCode, q.location_code),
+  };
+}
+
+export const listingsQuery = z
+  .object({
+    ...paging,
+    dealerId: uuidParam.optional().describe('Only this dealer profile.'),
+    locationId: uuidParam.optional().describe('Only this dealer/location profile.'),
+    profileId: uuidParam.optional().describe('Only this dealer/location profile. Alias: userId.'),
+    userId: uuidParam.optional(),
+    parentDealerId: uuidParam
+      .optional()
+      .describe('This parent dealer and all its child locations. Aliases: parentId, companyId.'),
+    parentId: uuidParam.optional(),
+    companyId: uuidParam.optional(),
+  })
+  .transform((q): ListingQuery => {
+    return {
+      ...resolvePaging(q),
+      // dealerId, locationId and profileId each name one profile; several given must all match.
+      dealerIds: [q.dealerId, q.locationId, pick(q.profileId, q.userId)].filter((v): v is string => !!v),
+      parentDealerId: pick(q.parentDealerId, q.parentId, q.companyId),
+    };
+  });

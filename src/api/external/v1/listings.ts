@@ -1,0 +1,101 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { inScope } from '../../../domain/access.js';
+import { notFound } from '../../../domain/errors.js';
+import { listingFilter, listingPage } from '../../../domain/listing-query.js';
+import { partnerMeta } from '../../../http/auth.js';
+import type { Services } from '../../../services.js';
+import { uuidParam } from '../../schemas/query.js';
+import {
+  listingSchema,
+  paginationSchema,
+  partnerErrors,
+  partnerMetaSchema,
+} from '../../schemas/responses.js';
+import { listingsQuery } from './listing-query-schema.js';
+
+export const listingListResponse = z.object({
+  data: z.array(listingSchema),
+  pagination: paginationSchema,
+  meta: z.object({
+    partner: partnerMetaSchema,
+    filters: z.record(z.string(), z.unknown()).describe('The filters applied, after aliases and defaults.'),
+  }),
+});
+
+export function listingRoutes(services: Services): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/listings',
+      {
+        config: { scope: 'read:listings' },
+        schema: {
+          summary: 'List listings in your access scope',
+          tags: ['Listings'],
+          querystring: listingsQuery,
+          response: { 200: listingListResponse, ...partnerErrors },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const query = request.query;
+        const filter = await listingFilter(services, partner.access, query);
+        return {
+          ...(await listingPage(services, filter, query)),
+          meta: { partner: partnerMeta(partner), filters: appliedFilters(query) },
+        };
+      },
+    );
+
+    app.get(
+      '/listings/:id',
+      {
+        config: { scope: 'read:listings' },
+        schema: {
+          summary: 'Get one listing by its service UUID',
+          tags: ['Listings'],
+          params: z.object({ id: uuidParam }),
+          response: {
+            200: z.object({ data: listingSchema, meta: z.object({ partner: partnerMetaSchema }) }),
+            ...partnerErrors,
+          },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const listing = await services.listings.get(request.params.id);
+        // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
+        if (!listing || !inScope(partner.access, listing.dealerProfileId)) {
+          throw notFound(`No listing ${request.params.id} in this API secret's access scope.`);
+        }
+        return { data: listing, meta: { partner: partnerMeta(partner) } };
+      },
+    );
+  };
+}
+
+/** meta.filters: what the list was filtered by, every value resolved from its alias. */
+export function appliedFilters(query: {
+  status: string;
+  updatedSince: Date | undefined;
+  sort: string;
+  dealerIds?: string[];
+  parentDealerId?: string | undefined;
+  locationCode: string | undefined;
+  includeChildren?: boolean;
+}) {
+  return {
+    status: query.status,
+    updatedSince: query.updatedSince?.toISOString() ?? null,
+    sort: query.sort,
+    ...(query.dealerIds ? { dealerIds: query.dealerIds } : {}),
+    ...(query.parentDealerId !== undefined || query.dealerIds
+      ? { parentDealerId: query.parentDealerId ?? null }
+      : {}),
+    locationCode: query.locationCode ?? null,
+    ...(query.includeChildren !== undefined ? { includeChildren: query.includeChildren } : {}),
+  };
+}

@@ -1,0 +1,124 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { inScope } from '../../../domain/access.js';
+import { notFound } from '../../../domain/errors.js';
+import { listingFilter, listingPage } from '../../../domain/listing-query.js';
+import { findLocations } from '../../../domain/locations.js';
+import { partnerMeta } from '../../../http/auth.js';
+import type { Services } from '../../../services.js';
+import { booleanParam, pick, uuidParam } from '../../schemas/query.js';
+import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
+import { paging, resolvePaging } from './listing-query-schema.js';
+import { appliedFilters, listingListResponse } from './listings.js';
+
+const locationsQuery = z
+  .object({
+    parentId: uuidParam.optional().describe('Only locations under this parent. Alias: parent_id.'),
+    parent_id: uuidParam.optional(),
+    includeChildren: booleanParam.optional().describe('Include deeper descendants (default true).'),
+    withCounts: booleanParam.optional().describe('Include stats per location (default true).'),
+    search: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .describe(
+        'Case-insensitive substring of company, full or display name, city, province or location code.',
+      ),
+  })
+  .transform((q) => ({
+    parentId: pick(q.parentId, q.parent_id),
+    includeChildren: q.includeChildren ?? true,
+    withCounts: q.withCounts ?? true,
+    search: q.search || undefined,
+  }));
+
+const locationListingsQuery = z
+  .object({
+    ...paging,
+    includeChildren: booleanParam
+      .optional()
+      .describe('Also list the listings of child locations (default false).'),
+  })
+  .transform((q) => ({
+    ...resolvePaging(q),
+    includeChildren: q.includeChildren ?? false,
+    dealerIds: [],
+    parentDealerId: undefined,
+  }));
+
+export function locationRoutes(services: Services): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/locations',
+      {
+        config: { scope: 'read:locations' },
+        schema: {
+          summary: 'List dealer locations in your access scope',
+          tags: ['Locations'],
+          querystring: locationsQuery,
+          response: {
+            200: z.object({
+              data: z.array(locationSchema),
+              meta: z.object({
+                total: z.number().int(),
+                profileIds: z.array(z.string()),
+                rootProfileIds: z.array(z.string()),
+                filters: z.object({ parentId: z.string().nullable(), search: z.string().nullable() }),
+                partner: partnerMetaSchema,
+              }),
+            }),
+            ...partnerErrors,
+          },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const query = request.query;
+        const data = await findLocations(services, partner.access, query);
+        return {
+          data,
+          meta: {
+            total: data.length,
+            profileIds: partner.access.profileIds,
+            rootProfileIds: partner.access.rootProfileIds,
+            filters: { parentId: query.parentId ?? null, search: query.search ?? null },
+            partner: partnerMeta(partner),
+          },
+        };
+      },
+    );
+
+    app.get(
+      '/locations/:id/listings',
+      {
+        config: { scope: 'read:listings' },
+        schema: {
+          summary: 'List the listings of one location',
+          tags: ['Locations', 'Listings'],
+          params: z.object({ id: uuidParam }),
+          querystring: locationListingsQuery,
+          response: { 200: listingListResponse, ...partnerErrors },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const { id } = request.params;
+        const query = request.query;
+        // The spec answers 404 here for a location that is unknown or outside the scope alike.
+        if (!inScope(partner.access, id) || !(await services.dealers.existing([id])).has(id)) {
+          throw notFound(`No location ${id} in this API secret's access scope.`);
+        }
+        const own = query.includeChildren ? await services.dealers.subtree([id]) : [id];
+        const filter = await listingFilter(services, partner.access, query, [own]);
+        return {
+          ...(await listingPage(services, filter, query)),
+          meta: { partner: partnerMeta(partner), filters: { locationId: id, ...appliedFilters(query) } },
+        };
+      },
+    );
+  };
+}

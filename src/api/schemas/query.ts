@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/** Query-string value types. Every query value arrives as a string; these parse it strictly. */
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const uuidParam = z
+  .string()
+  .regex(UUID_PATTERN, 'must be a UUID such as 3f0c2a8e-5b1d-4c6e-9a7f-1d2e3f4a5b6c')
+  .transform((v) => v.toLowerCase());
+
+export const positiveIntParam = z
+  .string()
+  .regex(/^\s*\d{1,9}\s*$/, 'must be a positive integer')
+  .transform((v) => Number.parseInt(v, 10))
+  .refine((v) => v >= 1, 'must be a positive integer');
+
+export const booleanParam = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .refine((v) => ['true', 'false', '1', '0'].includes(v), 'must be true, false, 1 or 0')
+  .transform((v) => v === 'true' || v === '1');
+
+const DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * An ISO 8601 date-time. No zone means UTC; a date alone means its midnight UTC. A "+" in an
+ * offset that arrived unencoded in the URL has become a space: it is read as the "+" it was.
+ */
+export const dateTimeParam = z.string().transform((raw, ctx) => {
+  const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+  const match = DATE_TIME.exec(value);
+  const parsed = match
+    ? new Date(match[2] ? `${match[1]}T${match[2]}${match[3] ?? 'Z'}` : `${match[1]}T00:00:00Z`)
+    : undefined;
+  if (!parsed || Number.isNaN(parsed.getTime())) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+/** A value given under several names: the canonical one wins, else the first alias present. */
+export function pick<T>(...values: (T | undefined)[]): T | undefined {
+  return values.find((v) => v !== undefined);
+}

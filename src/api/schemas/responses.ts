@@ -1,0 +1,37 @@
+import { z } from 'zod';
+export {
+  dealerSchema,
+  dealerSummarySchema,
+  listingSchema,
+  locationSchema,
+  partnerMetaSchema,
+} from '../../domain/resources.js';
+
+export const errorResponse = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      requestId: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string(), code: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const paginationSchema = z.object({
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  totalItems: z.number().int(),
+  totalPages: z.number().int(),
+});
+
+/** Responses every partner route may give besides its success. */
+export const partnerErrors = {
+  400: errorResponse,
+  401: errorResponse,
+  403: errorResponse,
+  404: errorResponse,
+  429: errorResponse,
+  500: errorResponse,
+  503: errorResponse,
+};

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import https from 'node:https';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import secureJson from 'secure-json-parse';
+import { adminRoutes } from './api/admin/v1/index.js';
+import { externalRoutes } from './api/external/v1/index.js';
+import { ProblemError } from './domain/errors.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerMethodNotAllowed } from './http/method-not-allowed.js';
+import { requestIdFor } from './http/request-id.js';
+import type { TlsMaterial } from './http/tls.js';
+import type { Services } from './services.js';
+
+export const BODY_LIMIT = 5 * 1024 * 1024;
+
+export interface AppOptions {
+  services: Services;
+  tls: TlsMaterial;
+  logger: Logger;
+}
+
+export type App = FastifyInstance & {
+  /** The request handler, for plain-HTTP connections that a trusted proxy forwards. */
+  plainHandler: (req: IncomingMessage, res: ServerResponse) => void;
+};
+
+/** Builds the whole service as one Fastify app; server.ts starts it, tests build the very same. */
+export async function buildApp({ services, tls, logger }: AppOptions): Promise<App> {
+  const { config } = services;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const app = Fastify({
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.TRUST_PROXY,
+    return503OnClosing: true,
+    serverFactory: (fastifyHandler) => {
+      handler = fastifyHandler;
+      return https.createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, fastifyHandler);
+    },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Our own JSON parser: an empty body is "no body" (DELETE from some clients sends a content type
+  // anyway), and a broken one is the documented INVALID_JSON rather than a generic 400.
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (typeof body !== 'string' || body.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(body, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (error) {
+      done(
+        new ProblemError(
+          400,
+          'INVALID_JSON',
+          `The request body is not valid JSON: ${(error as Error).message}`,
+        ),
+        undefined,
+      );
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    // Behind a TLS-terminating proxy, the connection to us is plain; the proxy says what the client used.
+    const socket = request.raw.socket as { encrypted?: boolean };
+    if (!socket.encrypted) {
+      const proto = String(request.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]!
+        .trim()
+        .toLowerCase();
+      if (proto !== 'https') throw httpsRequired();
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        partnerId: request.partner?.id,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unknown',
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  registerErrorHandling(app as unknown as FastifyInstance);
+  registerMethodNotAllowed(app as unknown as FastifyInstance);
+  await app.register(externalRoutes(services), { prefix: '/api/external/v1' });
+  await app.register(adminRoutes(services), { prefix: '/api/admin/v1' });
+  await app.ready();
+  if (!handler) throw new Error('Fastify did not call serverFactory');
+  return Object.assign(app as unknown as FastifyInstance, { plainHandler: handler });
+}
+
+export function httpsRequired(): ProblemError {
+  return new ProblemError(
+    403,
+    'HTTPS_REQUIRED',
+    'This API is served over HTTPS only. Resend the request to https:// (never send a secret over plain HTTP).',
+  );
+}

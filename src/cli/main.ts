@@ -1,0 +1,61 @@
+import { ConfigError } from '../config.js';
+import { DataDirLockedError } from '../store/lockfile.js';
+
+const USAGE = `forecourt: the partner API for vehicle listings
+
+Usage:
+  forecourt serve                 start the service (configuration from the environment / .env)
+  forecourt demo                  start on the embedded database with demo data and print secrets
+  forecourt migrate               apply pending database migrations and exit
+  forecourt dealers <command>     manage dealer profiles through the admin API (see: forecourt dealers --help)
+  forecourt partners <command>    manage partners and their secrets (see: forecourt partners --help)
+`;
+
+async function loadEnv(): Promise<Record<string, string | undefined>> {
+  const { config } = await import('dotenv');
+  // .env fills in what the real environment does not set; the environment always wins.
+  config({ quiet: true });
+  return process.env;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve': {
+        const { serve } = await import('../server.js');
+        await serve(await loadEnv());
+        return 0;
+      }
+      case 'demo': {
+        const { runDemo } = await import('../demo/run.js');
+        await runDemo(await loadEnv());
+        return 0;
+      }
+      case 'migrate': {
+        const { runMigrate } = await import('./migrate.js');
+        return await runMigrate(await loadEnv());
+      }
+      case 'dealers':
+      case 'partners': {
+        const { runAdminCommand } = await import('./admin-commands.js');
+        return await runAdminCommand(command, rest, await loadEnv());
+      }
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(USAGE);
+        return command === undefined ? 1 : 0;
+      default:
+        process.stderr.write(`forecourt: unknown command "${command}"\n\n${USAGE}`);
+        return 1;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+      process.stderr.write(`forecourt: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+// Belgium's public mileage-history certificates; override per market with HISTORY_REPORT_HOSTS.
+const DEFAULT_HISTORY_REPORT_HOSTS = ['www.car-pass.be', 'car-pass.be'];
+
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['', '1', '0', 'true', 'false', 'yes', 'no'].includes(v), 'must be true or false')
+  .transform((v) => ['1', 'true', 'yes'].includes(v));
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+/**
+ * Every setting of the service, read from the environment once at start. A bad value stops
+ * start-up with a message naming the variable (see parseConfig).
+ */
+const schema = z.object({
+  PORT: int(0, 65535).default(8443),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  TLS_CERT_FILE: optionalString,
+  TLS_KEY_FILE: optionalString,
+  TRUST_PROXY: flag.default(false),
+  ADMIN_TOKEN: optionalString.pipe(z.string().min(24, 'must be at least 24 characters').optional()),
+  HISTORY_REPORT_HOSTS: z
+    .string()
+    .default(DEFAULT_HISTORY_REPORT_HOSTS.join(','))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, 'must be a comma-separated list of host names')).min(1)),
+  PUBLIC_LISTING_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
+  REDIS_URL: optionalString,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Limits. The defaults of Node, Fastify and PostgreSQL leave several of these unbounded.
+  STATEMENT_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  DB_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  DB_POOL_SIZE: int(1, 200).default(10),
+  REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
+  HEADERS_TIMEOUT_MS: int(1_000, 120_000).default(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: int(1_000, 600_000).default(65_000),
+  SHUTDOWN_TIMEOUT_MS: int(1_000, 600_000).default(25_000),
+});
+
+export type Config = Readonly<z.infer<typeof schema>>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable counts as unset, as most operators expect of `FOO=` in a .env file.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (Boolean(result.data.TLS_CERT_FILE) !== Boolean(result.data.TLS_KEY_FILE)) {
+    throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  return Object.freeze(result.data);
+}

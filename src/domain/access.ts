@@ -1,0 +1,49 @@
+import { profileForbidden } from './errors.js';
+
+export type Scope = 'read:listings' | 'read:locations' | 'write:listings';
+export const ALL_SCOPES: readonly Scope[] = ['read:listings', 'read:locations', 'write:listings'];
+export const DEFAULT_SCOPES: readonly Scope[] = ['read:listings', 'read:locations'];
+
+/** What one partner may see. `profileIds` is the closed set: roots and every descendant. */
+export type Access =
+  | { scope: 'global'; rootProfileIds: []; profileIds: [] }
+  | { scope: 'restricted'; rootProfileIds: string[]; profileIds: string[] };
+
+export interface Partner {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  access: Access;
+  rateLimitPerMinute: number | null;
+}
+
+export function isGlobal(access: Access): boolean {
+  return access.scope === 'global';
+}
+
+export function inScope(access: Access, profileId: string): boolean {
+  return access.scope === 'global' || access.profileIds.includes(profileId);
+}
+
+/** Throws PROFILE_FORBIDDEN unless every id is inside the partner's access scope. */
+export function assertInScope(access: Access, profileIds: readonly string[]): void {
+  for (const id of profileIds) {
+    if (!inScope(access, id)) {
+      // Unknown and out-of-scope ids get the same answer, so a partner cannot probe which ids exist.
+      throw profileForbidden(`Dealer profile ${id} is not in this API secret's access scope.`);
+    }
+  }
+}
+
+/**
+ * The profile ids a list may show: the partner's scope, narrowed by each filter set the request
+ * named. `null` means unbounded (a global partner with no filter).
+ */
+export function narrow(access: Access, filters: readonly (readonly string[])[]): string[] | null {
+  let result: Set<string> | null = access.scope === 'global' ? null : new Set(access.profileIds);
+  for (const filter of filters) {
+    const next = new Set(filter);
+    result = result === null ? next : new Set([...result].filter((id) => next.has(id)));
+  }
+  return result === null ? null : [...result];
+}

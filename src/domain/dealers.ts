@@ -1,0 +1,123 @@
+import type { Services } from '../services.js';
+import type { Queryable } from '../store/db.js';
+import type { Dealer, DealerInput } from '../store/dealers.js';
+import { DbError } from '../store/errors.js';
+import { ProblemError } from './errors.js';
+
+export type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
+export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefined };
+
+const invalid = (path: string, message: string) =>
+  new ProblemError(422, 'VALIDATION_FAILED', `${path}: ${message}`, [{ path, message, code: 'invalid' }]);
+
+/** Translates the constraint a dealer write broke into what the operator did wrong. */
+function explain(error: unknown, locationCode: string | undefined): never {
+  if (error instanceof DbError && error.sqlState === '23505') {
+    throw new ProblemError(
+      409,
+      'CONFLICT',
+      `Location code "${locationCode}" is already in use (codes are case-insensitive).`,
+    );
+  }
+  if (error instanceof DbError && error.constraint === 'dealer_profiles_no_cycle') {
+    throw invalid('parentId', 'this parent would make the profile its own ancestor');
+  }
+  if (error instanceof DbError && error.sqlState === '23514') {
+    throw invalid('parentId', 'a profile cannot be its own parent');
+  }
+  if (error instanceof DbError && error.sqlState === '23503')
+    throw invalid('parentId', 'no dealer profile has this id');
+  throw error;
+}
+
+async function resolveParent(services: Services, input: NewDealer, tx: Queryable): Promise<string | null> {
+  if (input.parentId) return input.parentId;
+  if (!input.parentLocationCode) return null;
+  const ids = await services.dealers.idsByCodes([input.parentLocationCode], tx);
+  const id = ids.get(input.parentLocationCode.toLowerCase());
+  if (!id)
+    throw invalid(
+      'parentLocationCode',
+      `no dealer profile has the location code "${input.parentLocationCode}"`,
+    );
+  return id;
+}
+
+export async function createDealer(services: Services, input: NewDealer): Promise<Dealer> {
+  return services.db
+    .transaction(async (tx) =>
+      services.dealers.create({ ...input, parentId: await resolveParent(services, input, tx) }, tx),
+    )
+    .catch((error) => explain(error, input.locationCode));
+}
+
+export async function updateDealer(
+  services: Services,
+  id: string,
+  patch: Partial<NewDealer>,
+): Promise<Dealer | undefined> {
+  return services.db
+    .transaction(async (tx) => {
+      const parentId =
+        patch.parentId !== undefined || patch.parentLocationCode !== undefined
+          ? await resolveParent(services, patch as NewDealer, tx)
+          : undefined;
+      return services.dealers.update(id, { ...patch, ...(parentId !== undefined ? { parentId } : {}) }, tx);
+    })
+    .catch((error) => explain(error, patch.locationCode));
+}
+
+/**
+ * Creates or updates a whole tree in one transaction: each node by its location code, children
+ * under their parent. All of it lands, or none of it (the error names the node).
+ */
+export async function importDealers(
+  services: Services,
+  nodes: DealerTreeNode[],
+): Promise<{ created: number; updated: number; dealers: Dealer[] }> {
+  let created = 0;
+  let updated = 0;
+  const dealers: Dealer[] = [];
+  await services.db.transaction(async (tx) => {
+    const visit = async (node: DealerTreeNode, parentId: string | null | undefined, path: string) => {
+      const { children, ...fields } = node;
+      try {
+        const parent = parentId !== undefined ? parentId : await resolveParent(services, fields, tx);
+        const existing = (await services.dealers.idsByCodes([fields.locationCode], tx)).get(
+          fields.locationCode.toLowerCase(),
+        );
+        const dealer = existing
+          ? await services.dealers.update(existing, { ...fields, parentId: parent }, tx)
+          : await services.dealers.create({ ...fields, parentId: parent }, tx);
+        if (existing) updated++;
+        else created++;
+        dealers.push(dealer!);
+        for (const [i, child] of (children ?? []).entries())
+          await visit(child, dealer!.id, `${path}.children.${i}`);
+      } catch (error) {
+        if (error instanceof ProblemError && error.issues) {
+          throw new ProblemError(
+            error.status,
+            error.code,
+            `${path} (${fields.locationCode}): ${error.message}`,
+            error.issues.map((i) => ({ ...i, path: `${path}.${i.path}` })),
+          );
+        }
+        try {
+          explain(error, fields.locationCode);
+        } catch (explained) {
+          if (explained instanceof ProblemError) {
+            throw new ProblemError(
+              explained.status,
+              explained.code,
+              `${path} (${fields.locationCode}): ${explained.message}`,
+            );
+          }
+          throw explained;
+        }
+      }
+    };
+    for (const [i, node] of nodes.entries()) await visit(node, undefined, `dealers.${i}`);
+  });
+  return { created, updated, dealers };
+}

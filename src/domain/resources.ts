@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { ENUMS } from './enums.js';
+
+/** The shapes of the resources the API returns; types for the stores and schemas for the routes. */
+
+export const accessSchema = z.object({
+  scope: z.enum(['global', 'restricted']),
+  rootProfileIds: z.array(z.string()),
+  profileIds: z.array(z.string()),
+});
+
+export const partnerMetaSchema = z.object({ id: z.string(), name: z.string(), access: accessSchema });
+
+export const dealerSummarySchema = z.object({
+  id: z.string(),
+  locationCode: z.string(),
+  companyName: z.string().nullable(),
+  fullName: z.string().nullable(),
+  displayName: z.string().nullable(),
+});
+
+const dealerFields = {
+  id: z.string(),
+  parentId: z.string().nullable(),
+  locationCode: z.string(),
+  companyName: z.string().nullable(),
+  fullName: z.string().nullable(),
+  displayName: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  address: z.string().nullable(),
+  postalCode: z.string().nullable(),
+  city: z.string().nullable(),
+  province: z.string().nullable(),
+  logoUrl: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  parent: dealerSummarySchema.nullable(),
+};
+
+export const dealerSchema = z.object(dealerFields).meta({ id: 'Dealer' });
+
+export const locationSchema = z
+  .object({
+    ...dealerFields,
+    isRoot: z.boolean(),
+    stats: z
+      .object({
+        activeListings: z.number().int(),
+        totalListings: z.number().int(),
+        avgActivePrevMonth: z.number().optional(),
+      })
+      .optional(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Location' });
+
+/** The full listing read shape of the spec. */
+export const listingSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    listingUrl: z.string(),
+    dealerProfileId: z.string(),
+    externalReference: z.string(),
+    externalProvider: z.string(),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(ENUMS.status.values),
+    price: z.number().nullable(),
+    currency: z.string(),
+    brand: z.string().nullable(),
+    model: z.string().nullable(),
+    variant: z.string().nullable(),
+    year: z.number().int().nullable(),
+    mileage: z.number().int().nullable(),
+    fuelType: z.string().nullable(),
+    transmission: z.string().nullable(),
+    bodyType: z.string().nullable(),
+    color: z.string().nullable(),
+    interiorColor: z.string().nullable(),
+    interiorMaterial: z.string().nullable(),
+    paintType: z.string().nullable(),
+    doors: z.number().int().nullable(),
+    seats: z.number().int().nullable(),
+    gears: z.number().int().nullable(),
+    previousOwners: z.number().int().nullable(),
+    powerKw: z.number().int().nullable(),
+    co2Emission: z.number().nullable(),
+    co2Type: z.string().nullable(),
+    emissionClass: z.string().nullable(),
+    firstRegistration: z.string().nullable().describe('YYYY-MM-DD'),
+    driveType: z.string().nullable(),
+    weight: z.number().int().nullable(),
+    fuelConsumption: z.number().nullable(),
+    serviceHistory: z.boolean().nullable(),
+    warranty: z.boolean().nullable(),
+    warrantyMonths: z.number().int().nullable(),
+    vehicleType: z.string().nullable(),
+    conditionTags: z.array(z.string()),
+    engine: z.string().nullable(),
+    vin: z.string().nullable(),
+    historyReportUrl: z.string().optional(),
+    location: z.object({
+      postalCode: z.string().nullable(),
+      city: z.string().nullable(),
+      province: z.string().nullable(),
+      latitude: z.number().nullable(),
+      longitude: z.number().nullable(),
+    }),
+    images: z.array(z.object({ url: z.string(), position: z.number().int() })),
+    mainImageUrl: z.string().nullable(),
+    features: z.array(z.object({ category: z.string(), name: z.string() })),
+    dealer: dealerSchema,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    soldAt: z.string().optional(),
+  })
+  .meta({ id: 'Listing' });
+
+export type ListingDto = z.output<typeof listingSchema>;
+export type DealerDto = z.output<typeof dealerSchema>;

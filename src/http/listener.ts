@@ -1,0 +1,52 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import net from 'node:net';
+
+/** The first byte of a TLS ClientHello record (content type "handshake"). */
+const TLS_HANDSHAKE = 0x16;
+
+export interface Limits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/**
+ * One port that speaks TLS and still answers a client who forgot it. Each new connection's first
+ * byte says which: a TLS handshake goes to the HTTPS server; anything else is plain HTTP and goes
+ * to `plainHandler`, which refuses it (or, behind a trusted proxy, serves it: TLS ended there).
+ * Detecting it on the socket means a plain request never reaches a route and never sees data.
+ */
+export function createDualListener(
+  https: HttpsServer,
+  plainHandler: (req: IncomingMessage, res: ServerResponse) => void,
+  limits: Limits,
+): net.Server {
+  const plain = createHttpServer(plainHandler);
+  for (const server of [https, plain]) {
+    server.headersTimeout = limits.headersTimeoutMs;
+    server.requestTimeout = limits.requestTimeoutMs;
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  }
+  const front = net.createServer((socket) => {
+    // A client that connects and sends nothing is dropped after the header timeout.
+    socket.setTimeout(limits.headersTimeoutMs, () => socket.destroy());
+    socket.on('error', () => socket.destroy());
+    socket.once('data', (head: Buffer) => {
+      socket.pause();
+      socket.unshift(head);
+      socket.setTimeout(0);
+      (head[0] === TLS_HANDSHAKE ? https : plain).emit('connection', socket);
+      process.nextTick(() => socket.resume());
+    });
+  });
+  front.on('close', () => {
+    https.close();
+    plain.close();
+  });
+  (front as net.Server & { closeIdle?: () => void }).closeIdle = () => {
+    https.closeIdleConnections();
+    plain.closeIdleConnections();
+  };
+  return front;
+}

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import { type App, buildApp, httpsRequired } from './app.js';
+import type { Config } from './config.js';
+import { createDualListener } from './http/listener.js';
+import { requestIdFor } from './http/request-id.js';
+import { loadTls } from './http/tls.js';
+import { createServices, type Services } from './services.js';
+import { openDb } from './store/db.js';
+import { migrate } from './store/migrate.js';
+
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: NodeJS.WritableStream): Logger {
+  const options = {
+    level: config.LOG_LEVEL,
+    // Secrets must never reach a log line, whatever a future log call passes in.
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.secret', 'secret'], censor: '[redacted]' },
+  };
+  if (destination) return pino(options, destination as pino.DestinationStream);
+  // Readable lines for a person at a terminal; JSON for everything else (log collectors).
+  if (process.stdout.isTTY) return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } });
+  return pino(options);
+}
+
+/** ADMIN_TOKEN, or one generated on first start into the data directory (mode 0600). */
+export function resolveAdminToken(config: Config, logger: Logger): string {
+  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
+  const file = path.resolve(config.DATA_DIR, 'admin-token');
+  if (!existsSync(file)) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+    logger.info({ path: file }, 'generated an admin token (ADMIN_TOKEN was not set)');
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8').trim();
+}
+
+export interface Running {
+  app: App;
+  services: Services;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Opens the database, migrates, builds the app and listens: everything `forecourt serve` does. */
+export async function start(config: Config, logger: Logger): Promise<Running> {
+  const db = await openDb({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    statementTimeoutMs: config.STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    poolSize: config.DB_POOL_SIZE,
+  });
+  try {
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+    const tls = await loadTls({ certFile: config.TLS_CERT_FILE, keyFile: config.TLS_KEY_FILE, dataDir: config.DATA_DIR });
+    logger.info(
+      { certificate: tls.certPath, sha256: tls.fingerprint, generated: tls.generated },
+      tls.generated ? 'generated a self-signed TLS certificate for localhost' : 'TLS certificate loaded',
+    );
+    const adminToken = resolveAdminToken(config, logger);
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    const services = createServices(config, db, { adminToken, publicOrigin: `https://${host}:${config.PORT}` });
+    const app = await buildApp({ services, tls, logger });
+    const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
+    const listener = createDualListener(app.server as import('node:https').Server, plain, {
+      headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    });
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(config.PORT, config.HOST, () => resolve());
+    });
+    const port = (listener.address() as AddressInfo).port;
+    const url = `https://${host}:${port}`;
+    logger.info({ url, database: db.kind }, 'Forecourt is listening');
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      services,
+      url,
+      port,
+      close() {
+        closing ??= (async () => {
+          await new Promise<void>((resolve) => {
+            listener.close(() => resolve());
+            (listener as unknown as { closeIdle(): void }).closeIdle();
+          });
+          await app.close();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** A plain-HTTP request on the HTTPS port: a 403 with the error envelope, never data or a redirect. */
+function refusePlainHttp(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void {
+  const requestId = requestIdFor(req);
+  const body = JSON.stringify(httpsRequired().body(requestId));
+  res.writeHead(403, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  res.end(body);
+  req.resume();
+}

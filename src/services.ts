@@ -1,0 +1,34 @@
+import type { Config } from './config.js';
+import type { Db } from './store/db.js';
+import { dealerStore } from './store/dealers.js';
+import { listingReadStore } from './store/listings-read.js';
+import { locationStatsStore } from './store/location-stats.js';
+import { partnerStore } from './store/partners.js';
+
+/**
+ * Everything a request handler may use, built once at start from the config and the database.
+ * Tests build the very same object on a real database.
+ */
+export function createServices(
+  config: Config,
+  db: Db,
+  options: { adminToken: string; publicOrigin: string },
+) {
+  const listingBaseUrl = (config.PUBLIC_LISTING_BASE_URL ?? `${options.publicOrigin}/listings`).replace(
+    /\/+$/,
+    '',
+  );
+  return {
+    config,
+    db,
+    adminToken: options.adminToken,
+    listingBaseUrl,
+    now: () => new Date(),
+    dealers: dealerStore(db),
+    partners: partnerStore(db),
+    listings: listingReadStore(db, listingBaseUrl),
+    locationStats: locationStatsStore(db),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

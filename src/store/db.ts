@@ -1,0 +1,38 @@
+/**
+ * The one small database interface the rest of the code sees. Two implementations: node-postgres
+ * (a pool against a real PostgreSQL server) and PGlite (embedded PostgreSQL in DATA_DIR).
+ * Both speak the same SQL; the migrations and every query are shared.
+ */
+export interface Queryable {
+  /** Runs one parameterised statement. `name` labels it in logs and errors. */
+  query<T = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(name: string, sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Checks that the database answers; throws otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  /** PostgreSQL connection string; unset means the embedded database. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+  poolSize: number;
+}
+
+export async function openDb(options: DbOptions): Promise<Db> {
+  if (options.databaseUrl) {
+    const { openPostgres } = await import('./postgres.js');
+    return openPostgres(options.databaseUrl, options);
+  }
+  const { openPglite } = await import('./pglite.js');
+  return openPglite(options.dataDir, options);
+}

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from './db.js';
+
+export interface DealerInput {
+  locationCode: string;
+  parentId?: string | null | undefined;
+  companyName?: string | null | undefined;
+  fullName?: string | null | undefined;
+  displayName?: string | null | undefined;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+  address?: string | null | undefined;
+  postalCode?: string | null | undefined;
+  city?: string | null | undefined;
+  province?: string | null | undefined;
+  logoUrl?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+export interface DealerSummary {
+  id: string;
+  locationCode: string;
+  companyName: string | null;
+  fullName: string | null;
+  displayName: string | null;
+}
+
+export interface Dealer extends DealerSummary {
+  parentId: string | null;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  postalCode: string | null;
+  city: string | null;
+  province: string | null;
+  logoUrl: string | null;
+  metadata: Record<string, unknown>;
+  parent: DealerSummary | null;
+  updatedAt: string;
+}
+
+/** Columns of a profile `d` and its parent `p`, as rowToDealer expects them. */
+export const DEALER_COLUMNS = `d.id, d.parent_id, d.location_code, d.company_name, d.full_name, d.display_name,
+  d.email, d.phone, d.address, d.postal_code, d.city, d.province, d.logo_url, d.metadata, d.updated_at,
+  p.location_code AS p_location_code, p.company_name AS p_company_name, p.full_name AS p_full_name,
+  p.display_name AS p_display_name`;
+
+export type DealerRow = Record<string, unknown>;
+
+export function rowToDealer(row: DealerRow, prefix = ''): Dealer {
+  const col = (name: string) => row[prefix + name] as string | null;
+  const parentId = col('parent_id');
+  return {
+    id: col('id') as string,
+    parentId,
+    locationCode: col('location_code') as string,
+    companyName: col('company_name'),
+    fullName: col('full_name'),
+    displayName: col('display_name'),
+    email: col('email'),
+    phone: col('phone'),
+    address: col('address'),
+    postalCode: col('postal_code'),
+    city: col('city'),
+    province: col('province'),
+    logoUrl: col('logo_url'),
+    metadata: (row[`${prefix}metadata`] as Record<string, unknown>) ?? {},
+    parent: parentId
+      ? {
+          id: parentId,
+          locationCode: col('p_location_code') as string,
+          companyName: col('p_company_name'),
+          fullName: col('p_full_name'),
+          displayName: col('p_display_name'),
+        }
+      : null,
+    updatedAt: (row[`${prefix}updated_at`] as Date).toISOString(),
+  };
+}
+
+const WRITABLE = [
+  ['companyName', 'company_name'],
+  ['fullName', 'full_name'],
+  ['displayName', 'display_name'],
+  ['email', 'email'],
+  ['phone', 'phone'],
+  ['address', 'address'],
+  ['postalCode', 'postal_code'],
+  ['city', 'city'],
+  ['province', 'province'],
+  ['logoUrl', 'logo_url'],
+] as const;
+
+const SELECT_DEALER = `SELECT ${DEALER_COLUMNS} FROM dealer_profiles d LEFT JOIN dealer_profiles p ON p.id = d.parent_id`;
+
+export function dealerStore(db: Queryable) {
+  return {
+    async create(input: DealerInput & { parentId: string | null }, tx: Queryable = db): Promise<Dealer> {
+      const id = randomUUID();
+      await tx.query(
+        'InsertDealer',
+        `INSERT INTO dealer_profiles (id, parent_id, location_code, ${WRITABLE.map(([, c]) => c).join(', ')}, metadata)
+         VALUES ($1, $2, $3, ${WRITABLE.map((_, i) => `$${i + 4}`).join(', ')}, $${WRITABLE.length + 4})`,
+        [
+          id,
+          input.parentId,
+          input.locationCode,
+          ...WRITABLE.map(([k]) => input[k] ?? null),
+          JSON.stringify(input.metadata ?? {}),
+        ],
+      );
+      return (await this.get(id, tx))!;
+    },
+
+    async update(id: string, patch: Partial<DealerInput>, tx: Queryable = db): Promise<Dealer | undefined> {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      const set = (column: string, value: unknown) => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}`);
+      };
+      if (patch.locationCode !== undefined) set('location_code', patch.locationCode);
+      if (patch.parentId !== undefined) set('parent_id', patch.parentId);
+      for (const [key, column] of WRITABLE) if (patch[key] !== undefined) set(column, patch[key]);
+      if (patch.metadata !== undefined) set('metadata', JSON.stringify(patch.metadata));
+      const rows = await tx.query(
+        'UpdateDealer',
+        `UPDATE dealer_profiles SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING id`,
+        params,
+      );
+      return rows.length ? this.get(id, tx) : undefined;
+    },
+
+    async get(id: string, tx: Queryable = db): Promise<Dealer | undefined> {
+      const rows = await tx.query<DealerRow>('GetDealer', `${SELECT_DEALER} WHERE d.id = $1`, [id]);
+      return rows[0] ? rowToDealer(rows[0]) : undefined;
+    },
+
+    async list(ids: readonly string[] | null, tx: Queryable = db): Promise<Dealer[]> {
+      const rows = await tx.query<DealerRow>(
+        'ListDealers',
+        `${SELECT_DEALER} WHERE ($1::uuid[] IS NULL OR d.id = ANY($1::uuid[]))
+         ORDER BY lower(coalesce(d.display_name, d.location_code)), d.id`,
+        [ids],
+      );
+      return rows.map((r) => rowToDealer(r));
+    },
+
+    /** Ids of profiles with these location codes (matched case-insensitively), keyed by lower-case code. */
+    async idsByCodes(codes: readonly string[], tx: Queryable = db): Promise<Map<string, string>> {
+      if (codes.length === 0) return new Map();
+      const rows = await tx.query<{ id: string; code: string }>(
+        'DealerIdsByCodes',
+        'SELECT id, lower(location_code) AS code FROM dealer_profiles WHERE lower(location_code) = ANY($1::text[])',
+        [codes.map((c) => c.toLowerCase())],
+      );
+      return new Map(rows.map((r) => [r.code, r.id]));
+    },
+
+    /** Which of these ids exist. */
+    async existing(ids: readonly string[], tx: Queryable = db): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await tx.query<{ id: string }>(
+        'ExistingDealers',
+        'SELECT id FROM dealer_profiles WHERE id = ANY($1::uuid[])',
+        [ids],
+      );
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /** The given profiles and every descendant, at any depth. */
+    async subtree(rootIds: readonly string[], tx: Queryable = db): Promise<string[]> {
+      if (rootIds.length === 0) return [];
+      const rows = await tx.query<{ id: string }>(
+        'DealerSubtree',
+        `WITH RECURSIVE tree(id) AS (
+           SELECT id FROM dealer_profiles WHERE id = ANY($1::uuid[])
+           UNION
+           SELECT d.id FROM dealer_profiles d JOIN tree t ON d.parent_id = t.id
+         )
+         SELECT id FROM tree`,
+        [rootIds],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Direct children of a profile, or the top-level profiles when parentId is null. */
+    async children(parentIds: readonly string[] | null, tx: Queryable = db): Promise<string[]> {
+      const rows = await tx.query<{ id: string }>(
+        'DealerChildren',
+        parentIds === null
+          ? 'SELECT id FROM dealer_profiles WHERE parent_id IS NULL'
+          : 'SELECT id FROM dealer_profiles WHERE parent_id = ANY($1::uuid[])',
+        parentIds === null ? [] : [parentIds],
+      );
+      return rows.map((r) => r.id);
+    },
+  };
+}
+
+export type DealerStore = ReturnType<typeof dealerStore>;

@@ -1,0 +1,90 @@
+import type { Queryable } from './db.js';
+import { LISTING_COLUMNS, LISTING_JOINS, type Listing, rowToListing } from './listing-rows.js';
+
+export const SORTS = ['updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'price', '-price'] as const;
+export type Sort = (typeof SORTS)[number];
+
+const SORT_SQL: Record<Sort, string> = {
+  updatedAt: 'l.updated_at ASC, l.id ASC',
+  '-updatedAt': 'l.updated_at DESC, l.id DESC',
+  createdAt: 'l.created_at ASC, l.id ASC',
+  '-createdAt': 'l.created_at DESC, l.id DESC',
+  // Listings without a price (drafts) sort last either way.
+  price: 'l.price ASC NULLS LAST, l.id ASC',
+  '-price': 'l.price DESC NULLS LAST, l.id DESC',
+};
+
+export interface ListingFilter {
+  /** Dealer profiles to show; null = every profile (global partner, no filter). */
+  profileIds: readonly string[] | null;
+  status: string | null;
+  updatedSince: Date | null;
+}
+
+/** Builds the WHERE clause from only the predicates in use, so the planner sees a plain query. */
+function where(filter: ListingFilter, params: unknown[]): string {
+  const clauses: string[] = [];
+  if (filter.profileIds !== null) {
+    params.push(filter.profileIds);
+    clauses.push(`l.dealer_profile_id = ANY($${params.length}::uuid[])`);
+  }
+  if (filter.status !== null) {
+    params.push(filter.status);
+    clauses.push(`l.status = $${params.length}`);
+  }
+  if (filter.updatedSince !== null) {
+    params.push(filter.updatedSince);
+    clauses.push(`l.updated_at >= $${params.length}`);
+  }
+  return clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+}
+
+export function listingReadStore(db: Queryable, listingBaseUrl: string) {
+  return {
+    async page(
+      filter: ListingFilter,
+      sort: Sort,
+      limit: number,
+      offset: number,
+      tx: Queryable = db,
+    ): Promise<Listing[]> {
+      const params: unknown[] = [];
+      const clause = where(filter, params);
+      params.push(limit, offset);
+      // The page is chosen on the narrow listings index first, then joined: an OFFSET then skips
+      // index entries rather than fully built rows.
+      const rows = await tx.query(
+        'ListListings',
+        `WITH page AS (
+           SELECT l.id FROM listings l ${clause}
+           ORDER BY ${SORT_SQL[sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
+         )
+         SELECT ${LISTING_COLUMNS} FROM page JOIN listings l ON l.id = page.id ${LISTING_JOINS}
+         ORDER BY ${SORT_SQL[sort]}`,
+        params,
+      );
+      return rows.map((r) => rowToListing(r, listingBaseUrl));
+    },
+
+    async count(filter: ListingFilter, tx: Queryable = db): Promise<number> {
+      const params: unknown[] = [];
+      const rows = await tx.query<{ n: number }>(
+        'CountListings',
+        `SELECT count(*) AS n FROM listings l ${where(filter, params)}`,
+        params,
+      );
+      return rows[0]!.n;
+    },
+
+    async get(id: string, tx: Queryable = db): Promise<Listing | undefined> {
+      const rows = await tx.query(
+        'GetListing',
+        `SELECT ${LISTING_COLUMNS} FROM listings l ${LISTING_JOINS} WHERE l.id = $1`,
+        [id],
+      );
+      return rows[0] ? rowToListing(rows[0], listingBaseUrl) : undefined;
+    },
+  };
+}
+
+export type ListingReadStore = ReturnType<typeof listingReadStore>;

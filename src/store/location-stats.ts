@@ -1,0 +1,78 @@
+import type { Queryable } from './db.js';
+
+export interface LocationStats {
+  activeListings: number;
+  totalListings: number;
+  avgActivePrevMonth?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The previous calendar month in UTC, relative to `now`: its first instant and its number of days. */
+export function previousMonth(now: Date): { start: Date; days: number } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  return { start, days: Math.round((end.getTime() - start.getTime()) / DAY_MS) };
+}
+
+export function locationStatsStore(db: Queryable) {
+  return {
+    /**
+     * Counts of each location's own listings (children not included), and the mean number of
+     * active listings at the end of each day of the previous month when history covers that month.
+     */
+    async forLocations(
+      ids: readonly string[],
+      now: Date,
+      tx: Queryable = db,
+    ): Promise<Map<string, LocationStats>> {
+      const stats = new Map<string, LocationStats>(
+        ids.map((id) => [id, { activeListings: 0, totalListings: 0 }]),
+      );
+      if (ids.length === 0) return stats;
+      const month = previousMonth(now);
+      const [counts, info] = await Promise.all([
+        tx.query<{ id: string; active: number; total: number }>(
+          'LocationListingCounts',
+          `SELECT dealer_profile_id AS id, count(*) FILTER (WHERE status = 'active') AS active, count(*) AS total
+           FROM listings WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY dealer_profile_id`,
+          [ids],
+        ),
+        tx.query<{ history_started_at: Date }>('HistoryStart', 'SELECT history_started_at FROM service_info'),
+      ]);
+      for (const row of counts) {
+        const entry = stats.get(row.id)!;
+        entry.activeListings = row.active;
+        entry.totalListings = row.total;
+      }
+      const startedAt = info[0]?.history_started_at;
+      if (!startedAt || startedAt.getTime() > month.start.getTime()) return stats;
+
+      // Each history row starts an interval [changed_at, next change) in one status at one dealer.
+      // An active interval counts once for every day-end E_k = start + k days (k = 1..days) with
+      // changed_at < E_k <= until; summing those counts and dividing by the days gives the mean.
+      const averages = await tx.query<{ id: string; avg: number }>(
+        'LocationAvgActivePrevMonth',
+        `WITH h AS (
+           SELECT dealer_profile_id, status, changed_at,
+                  lead(changed_at) OVER (PARTITION BY listing_id ORDER BY changed_at, id) AS until
+           FROM listing_status_history
+           WHERE listing_id IN (SELECT listing_id FROM listing_status_history WHERE dealer_profile_id = ANY($1::uuid[]))
+             AND changed_at < $2::timestamptz + make_interval(days => $3)
+         )
+         SELECT dealer_profile_id AS id,
+                sum(greatest(0,
+                  least($3, coalesce(floor(extract(epoch FROM until - $2::timestamptz) / 86400)::int, $3))
+                  - greatest(1, floor(extract(epoch FROM changed_at - $2::timestamptz) / 86400)::int + 1) + 1
+                ))::float8 / $3 AS avg
+         FROM h
+         WHERE status = 'active' AND dealer_profile_id = ANY($1::uuid[]) AND (until IS NULL OR until > $2::timestamptz)
+         GROUP BY dealer_profile_id`,
+        [ids, month.start, month.days],
+      );
+      const byId = new Map(averages.map((r) => [r.id, r.avg]));
+      for (const [id, entry] of stats) entry.avgActivePrevMonth = Math.round((byId.get(id) ?? 0) * 100) / 100;
+      return stats;
+    },
+  };
+}

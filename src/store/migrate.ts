@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './db.js';
+
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((file) => ({
+      version: Number.parseInt(file, 10),
+      name: file,
+      sql: readFileSync(path.join(dir, file), 'utf8'),
+    }));
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction, and records it. A transaction
+ * level advisory lock makes concurrent starts of several instances take turns instead of racing.
+ */
+export async function migrate(db: Db, migrations = loadMigrations()): Promise<string[]> {
+  await db.query(
+    'CreateMigrationsTable',
+    `CREATE TABLE IF NOT EXISTS schema_migrations (
+       version integer PRIMARY KEY,
+       name text NOT NULL,
+       applied_at timestamptz NOT NULL DEFAULT now()
+     )`,
+  );
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('LockMigrations', 'SELECT pg_advisory_xact_lock(7270412)');
+      const rows = await tx.query('FindMigration', 'SELECT 1 FROM schema_migrations WHERE version = $1', [
+        migration.version,
+      ]);
+      if (rows.length > 0) return false;
+      await tx.exec(`Migration ${migration.name}`, migration.sql);
+      await tx.query('RecordMigration', 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (done) applied.push(migration.name);
+  }
+  return applied;
+}
+
+/** True when every known migration has been applied (used by readiness checks). */
+export async function pendingMigrations(db: Db, migrations = loadMigrations()): Promise<string[]> {
+  const rows = await db.query<{ version: number }>('ListMigrations', 'SELECT version FROM schema_migrations');
+  const done = new Set(rows.map((r) => r.version));
+  return migrations.filter((m) => !done.has(m.version)).map((m) => m.name);
+}

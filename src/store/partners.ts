@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import type { Scope } from '../domain/access.js';
+import type { Queryable } from './db.js';
+
+export interface PartnerRecord {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  accessScope: 'global' | 'restricted';
+  rootProfileIds: string[];
+  rateLimitPerMinute: number | null;
+  disabled: boolean;
+  lastUsedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const COLUMNS = `id, name, scopes, access_scope, root_profile_ids, rate_limit_per_minute, disabled,
+  last_used_at, created_at, updated_at`;
+
+function toRecord(row: Record<string, unknown>): PartnerRecord {
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    scopes: row.scopes as Scope[],
+    accessScope: row.access_scope as 'global' | 'restricted',
+    rootProfileIds: row.root_profile_ids as string[],
+    rateLimitPerMinute: row.rate_limit_per_minute as number | null,
+    disabled: row.disabled as boolean,
+    lastUsedAt: row.last_used_at ? (row.last_used_at as Date).toISOString() : null,
+    createdAt: (row.created_at as Date).toISOString(),
+    updatedAt: (row.updated_at as Date).toISOString(),
+  };
+}
+
+export interface PartnerPatch {
+  name?: string | undefined;
+  scopes?: Scope[] | undefined;
+  accessScope?: 'global' | 'restricted' | undefined;
+  rootProfileIds?: string[] | undefined;
+  disabled?: boolean | undefined;
+  rateLimitPerMinute?: number | null | undefined;
+}
+
+export function partnerStore(db: Queryable) {
+  return {
+    async create(
+      input: Required<Omit<PartnerPatch, 'disabled'>> & { secretHash: Buffer },
+      tx: Queryable = db,
+    ): Promise<PartnerRecord> {
+      const id = randomUUID();
+      const rows = await tx.query(
+        'InsertPartner',
+        `INSERT INTO partners (id, name, scopes, access_scope, root_profile_ids, rate_limit_per_minute)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [id, input.name, input.scopes, input.accessScope, input.rootProfileIds, input.rateLimitPerMinute],
+      );
+      await tx.query(
+        'InsertSecret',
+        'INSERT INTO partner_secrets (secret_hash, partner_id) VALUES ($1, $2)',
+        [input.secretHash, id],
+      );
+      return toRecord(rows[0]!);
+    },
+
+    async get(id: string, tx: Queryable = db): Promise<PartnerRecord | undefined> {
+      const rows = await tx.query('GetPartner', `SELECT ${COLUMNS} FROM partners WHERE id = $1`, [id]);
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    async list(tx: Queryable = db): Promise<PartnerRecord[]> {
+      const rows = await tx.query('ListPartners', `SELECT ${COLUMNS} FROM partners ORDER BY name, id`);
+      return rows.map(toRecord);
+    },
+
+    async update(id: string, patch: PartnerPatch, tx: Queryable = db): Promise<PartnerRecord | undefined> {
+      const rows = await tx.query(
+        'UpdatePartner',
+        `UPDATE partners SET
+           name = coalesce($2, name),
+           scopes = coalesce($3, scopes),
+           access_scope = coalesce($4, access_scope),
+           root_profile_ids = coalesce($5, root_profile_ids),
+           disabled = coalesce($6, disabled),
+           rate_limit_per_minute = CASE WHEN $7 THEN $8::integer ELSE rate_limit_per_minute END,
+           updated_at = now()
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [
+          id,
+          patch.name ?? null,
+          patch.scopes ?? null,
+          patch.accessScope ?? null,
+          patch.rootProfileIds ?? null,
+          patch.disabled ?? null,
+          patch.rateLimitPerMinute !== undefined,
+          patch.rateLimitPerMinute ?? null,
+        ],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /**
+     * Replaces the partner's secret. Old secrets stop working at once, or after `graceSeconds`
+     * when the operator asked for an overlap so the partner can roll out the new one.
+     */
+    async rotateSecret(
+      id: string,
+      secretHash: Buffer,
+      graceSeconds: number,
+      tx: Queryable = db,
+    ): Promise<void> {
+      if (graceSeconds > 0) {
+        await tx.query(
+          'ExpireSecrets',
+          `UPDATE partner_secrets SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2))
+           WHERE partner_id = $1`,
+          [id, graceSeconds],
+        );
+        await tx.query(
+          'DropExpiredSecrets',
+          'DELETE FROM partner_secrets WHERE partner_id = $1 AND expires_at <= now()',
+          [id],
+        );
+      } else {
+        await tx.query('DropSecrets', 'DELETE FROM partner_secrets WHERE partner_id = $1', [id]);
+      }
+      await tx.query(
+        'InsertSecret',
+        'INSERT INTO partner_secrets (secret_hash, partner_id) VALUES ($1, $2)',
+        [secretHash, id],
+      );
+    },
+
+    /** The enabled partner owning this secret hash, if the secret is current. */
+    async findBySecretHash(secretHash: Buffer, tx: Queryable = db): Promise<PartnerRecord | undefined> {
+      const rows = await tx.query(
+        'FindPartnerBySecret',
+        `SELECT ${COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM partner_secrets s JOIN partners p ON p.id = s.partner_id
+         WHERE s.secret_hash = $1 AND (s.expires_at IS NULL OR s.expires_at > now()) AND NOT p.disabled`,
+        [secretHash],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /** Records use at most once a minute per partner, so reads do not turn into a write each. */
+    async touch(id: string, tx: Queryable = db): Promise<void> {
+      await tx.query(
+        'TouchPartner',
+        `UPDATE partners SET last_used_at = now()
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [id],
+      );
+    },
+  };
+}
+
+export type PartnerStore = ReturnType<typeof partnerStore>;

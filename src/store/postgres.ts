@@ -1,0 +1,79 @@
+import pg from 'pg';
+import type { Db, DbOptions, Queryable } from './db.js';
+import { labelDbError } from './errors.js';
+
+// numeric (prices, CO2) arrives as a string by default to avoid float surprises; our numerics have
+// at most 2 decimals and stay far below 2^53, so a JS number is exact enough and what the API returns.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+// int8 (count(*)) likewise: counts here never approach 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+// `date` stays a 'YYYY-MM-DD' string: turning it into a local-midnight Date shifts it by the zone.
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T>(name: string, sql: string, params: readonly unknown[] = []) {
+      try {
+        const result = await client.query(sql, params as unknown[]);
+        return result.rows as T[];
+      } catch (error) {
+        throw labelDbError(error, name);
+      }
+    },
+    async exec(name: string, sql: string) {
+      try {
+        await client.query(sql);
+      } catch (error) {
+        throw labelDbError(error, name);
+      }
+    },
+  };
+}
+
+export async function openPostgres(url: string, options: DbOptions): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    // Bounds every statement server-side, so a runaway query cannot hold a connection forever.
+    statement_timeout: options.statementTimeoutMs,
+    // A transaction left open by a crashed handler must not hold locks indefinitely.
+    idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
+    application_name: 'forecourt',
+  });
+  // An idle client losing its connection (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const root = queryable(pool);
+  return {
+    kind: 'postgres',
+    query: root.query,
+    exec: root.exec,
+    async transaction(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw labelDbError(error, 'connect');
+      }
+      const tx = queryable(client);
+      try {
+        await client.query('BEGIN');
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw labelDbError(error, 'transaction');
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await root.query('Ping', 'SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
