@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
@@ -32,12 +32,15 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const app = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    // One log line per request, written by our onResponse hook with partner and route.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     return503OnClosing: true,
+    // References may be 128 characters, percent-encoded up to three times that.
+    routerOptions: { maxParamLength: 1024 },
     serverFactory: (fastifyHandler) => {
       handler = fastifyHandler;
       return https.createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, fastifyHandler);

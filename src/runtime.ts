@@ -16,11 +16,18 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: No
   const options = {
     level: config.LOG_LEVEL,
     // Secrets must never reach a log line, whatever a future log call passes in.
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.secret', 'secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.secret', 'secret'],
+      censor: '[redacted]',
+    },
   };
   if (destination) return pino(options, destination as pino.DestinationStream);
   // Readable lines for a person at a terminal; JSON for everything else (log collectors).
-  if (process.stdout.isTTY) return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } });
+  if (process.stdout.isTTY)
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } },
+    });
   return pino(options);
 }
 
@@ -57,14 +64,21 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-    const tls = await loadTls({ certFile: config.TLS_CERT_FILE, keyFile: config.TLS_KEY_FILE, dataDir: config.DATA_DIR });
+    const tls = await loadTls({
+      certFile: config.TLS_CERT_FILE,
+      keyFile: config.TLS_KEY_FILE,
+      dataDir: config.DATA_DIR,
+    });
     logger.info(
       { certificate: tls.certPath, sha256: tls.fingerprint, generated: tls.generated },
       tls.generated ? 'generated a self-signed TLS certificate for localhost' : 'TLS certificate loaded',
     );
     const adminToken = resolveAdminToken(config, logger);
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
-    const services = createServices(config, db, { adminToken, publicOrigin: `https://${host}:${config.PORT}` });
+    const services = createServices(config, db, {
+      adminToken,
+      publicOrigin: `https://${host}:${config.PORT}`,
+    });
     const app = await buildApp({ services, tls, logger });
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
@@ -104,7 +118,10 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
 }
 
 /** A plain-HTTP request on the HTTPS port: a 403 with the error envelope, never data or a redirect. */
-function refusePlainHttp(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void {
+function refusePlainHttp(
+  req: import('node:http').IncomingMessage,
+  res: import('node:http').ServerResponse,
+): void {
   const requestId = requestIdFor(req);
   const body = JSON.stringify(httpsRequired().body(requestId));
   res.writeHead(403, {

@@ -1,7 +1,9 @@
 import type { Config } from './config.js';
+import { listingBodySchema } from './domain/listing-input.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
 import { listingReadStore } from './store/listings-read.js';
+import { listingWriteStore } from './store/listings-write.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { partnerStore } from './store/partners.js';
 
@@ -27,6 +29,8 @@ export function createServices(
     dealers: dealerStore(db),
     partners: partnerStore(db),
     listings: listingReadStore(db, listingBaseUrl),
+    listingWrites: listingWriteStore(db),
+    listingSchema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
     locationStats: locationStatsStore(db),
   };
 }

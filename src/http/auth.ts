@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Access, type Partner, type Scope, isGlobal } from '../domain/access.js';
+import { type Access, isGlobal, type Partner, type Scope } from '../domain/access.js';
 import { ProblemError } from '../domain/errors.js';
 import { hashSecret, isWellFormedSecret, safeEqual } from '../domain/secrets.js';
 import type { Services } from '../services.js';

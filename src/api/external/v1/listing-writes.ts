@@ -1,0 +1,238 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ENUMS } from '../../../domain/enums.js';
+import { ProblemError } from '../../../domain/errors.js';
+import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
+import { changeStatus, type RawItem, upsertListings } from '../../../domain/listing-writes.js';
+import { partnerMeta } from '../../../http/auth.js';
+import type { Services } from '../../../services.js';
+import { booleanParam } from '../../schemas/query.js';
+import { partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
+
+export const MAX_BULK_ITEMS = 100;
+
+const referenceParams = z.object({ externalReference: z.string() });
+const dryRunQuery = z.object({
+  dryRun: booleanParam
+    .optional()
+    .describe('Validate and resolve everything, write nothing; the answer is the same.'),
+});
+
+const issueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
+const outcomeSchema = z.enum(['created', 'updated', 'unchanged', 'superseded']);
+const writeResult = z.object({
+  listingId: z.string(),
+  externalReference: z.string(),
+  status: z.string(),
+  created: z.boolean(),
+  outcome: outcomeSchema.describe(
+    'unchanged: the listing already had this content; its updatedAt did not move.',
+  ),
+});
+const statusResult = z.object({ listingId: z.string(), externalReference: z.string(), status: z.string() });
+const writeMeta = z.object({ partner: partnerMetaSchema, dryRun: z.boolean().optional() });
+const writeErrors = {
+  ...partnerErrors,
+  405: partnerErrors[400],
+  413: partnerErrors[400],
+  415: partnerErrors[400],
+  422: partnerErrors[400],
+};
+
+function reference(raw: string): string {
+  if (!isValidReference(raw))
+    throw new ProblemError(400, 'INVALID_REFERENCE', `externalReference ${referenceRule}.`);
+  return raw;
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (body === undefined) throw new ProblemError(400, 'INVALID_BODY', 'A JSON object body is required.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ProblemError(400, 'INVALID_BODY', 'The request body must be a JSON object.');
+  }
+  return body as Record<string, unknown>;
+}
+
+export function listingWriteRoutes(services: Services): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+
+    app.put(
+      '/listings/:externalReference',
+      {
+        config: { scope: 'write:listings' },
+        schema: {
+          summary: 'Create or replace a listing by your reference',
+          tags: ['Listings (write)'],
+          params: referenceParams,
+          querystring: dryRunQuery,
+          response: {
+            200: z.object({ data: writeResult, meta: writeMeta }),
+            201: z.object({ data: writeResult, meta: writeMeta }),
+            ...writeErrors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const partner = request.partner!;
+        const ref = reference(request.params.externalReference);
+        const body = requireObject(request.body);
+        const dryRun = request.query.dryRun ?? false;
+        const { results, errors } = await upsertListings(
+          services,
+          partner,
+          [{ index: 0, reference: ref, body }],
+          { dryRun },
+        );
+        const failed = errors[0];
+        if (failed) throw new ProblemError(failed.status, failed.code, failed.message, failed.issues);
+        const { index: _index, supersededBy: _s, ...result } = results[0]!;
+        reply.status(result.created ? 201 : 200);
+        return { data: result, meta: { partner: partnerMeta(partner), ...(dryRun ? { dryRun } : {}) } };
+      },
+    );
+
+    app.post(
+      '/listings/bulk-upsert',
+      {
+        config: { scope: 'write:listings' },
+        schema: {
+          summary: `Create or replace up to ${MAX_BULK_ITEMS} listings; each item succeeds or fails on its own`,
+          tags: ['Listings (write)'],
+          querystring: dryRunQuery,
+          response: {
+            200: z.object({
+              data: z.object({
+                successCount: z.number().int(),
+                errorCount: z.number().int(),
+                results: z.array(
+                  writeResult.extend({ index: z.number().int(), supersededBy: z.number().int().optional() }),
+                ),
+                errors: z.array(
+                  z.object({
+                    index: z.number().int(),
+                    externalReference: z.string().optional(),
+                    code: z.string(),
+                    message: z.string(),
+                    status: z.number().int(),
+                    issues: z.array(issueSchema).optional(),
+                  }),
+                ),
+              }),
+              meta: writeMeta,
+            }),
+            ...writeErrors,
+          },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const items = bulkItems(request.body);
+        const dryRun = request.query.dryRun ?? false;
+        const raw: RawItem[] = items.map((body, index) => {
+          const record = (body ?? {}) as Record<string, unknown>;
+          return { index, body, reference: record.externalReference ?? record.external_reference };
+        });
+        const { results, errors } = await upsertListings(services, partner, raw, { dryRun });
+        return {
+          data: { successCount: results.length, errorCount: errors.length, results, errors },
+          meta: { partner: partnerMeta(partner), ...(dryRun ? { dryRun } : {}) },
+        };
+      },
+    );
+
+    app.post(
+      '/listings/:externalReference/status',
+      {
+        config: { scope: 'write:listings' },
+        schema: {
+          summary: 'Change only the status of a listing',
+          tags: ['Listings (write)'],
+          params: referenceParams,
+          response: { 200: z.object({ data: statusResult, meta: writeMeta }), ...writeErrors },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const ref = reference(request.params.externalReference);
+        const body = requireObject(request.body);
+        const status = typeof body.status === 'string' ? body.status.trim().toLowerCase() : undefined;
+        if (!status || !(ENUMS.status.values as readonly string[]).includes(status)) {
+          const message = `must be one of ${ENUMS.status.values.join(', ')}`;
+          throw new ProblemError(
+            422,
+            'VALIDATION_FAILED',
+            `status ${body.status === undefined ? 'is required and ' : ''}${message}.`,
+            [{ path: 'status', message, code: body.status === undefined ? 'required' : 'invalid_value' }],
+          );
+        }
+        const data = await changeStatus(
+          services,
+          partner,
+          ref,
+          status as (typeof ENUMS.status.values)[number],
+        );
+        return { data, meta: { partner: partnerMeta(partner) } };
+      },
+    );
+
+    app.delete(
+      '/listings/:externalReference',
+      {
+        config: { scope: 'write:listings' },
+        schema: {
+          summary: 'Mark a listing as sold (soft delete; idempotent)',
+          tags: ['Listings (write)'],
+          params: referenceParams,
+          response: { 200: z.object({ data: statusResult, meta: writeMeta }), ...writeErrors },
+        },
+      },
+      async (request) => {
+        const partner = request.partner!;
+        const data = await changeStatus(
+          services,
+          partner,
+          reference(request.params.externalReference),
+          'sold',
+        );
+        return { data, meta: { partner: partnerMeta(partner) } };
+      },
+    );
+  };
+}
+
+/** The bulk body: a JSON array of listings, or {items: [...]}. */
+function bulkItems(body: unknown): unknown[] {
+  if (body === undefined)
+    throw new ProblemError(
+      400,
+      'EMPTY_PAYLOAD',
+      'No items: send a JSON array of listings or {"items": [...]}.',
+    );
+  const items = Array.isArray(body)
+    ? body
+    : body !== null && typeof body === 'object'
+      ? (body as { items?: unknown }).items
+      : undefined;
+  if (items === undefined && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    throw new ProblemError(400, 'EMPTY_PAYLOAD', 'No items: the object has no "items" array.');
+  }
+  if (!Array.isArray(items)) {
+    throw new ProblemError(
+      400,
+      'INVALID_BODY',
+      'The body must be a JSON array of listings or an object {"items": [...]}.',
+    );
+  }
+  if (items.length === 0)
+    throw new ProblemError(400, 'EMPTY_PAYLOAD', 'No items: the list of listings is empty.');
+  if (items.length > MAX_BULK_ITEMS) {
+    throw new ProblemError(
+      400,
+      'TOO_MANY_ITEMS',
+      `${items.length} items sent; at most ${MAX_BULK_ITEMS} per request. Split the feed into batches of ${MAX_BULK_ITEMS}.`,
+    );
+  }
+  return items;
+}

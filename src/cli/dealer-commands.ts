@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import {
+  type Command,
+  type Context,
+  type Group,
+  idsForCodes,
+  looksLikeId,
+  noPositionals,
+  onePositional,
+  oneOf,
+  str,
+  type Values,
+} from './command.js';
+import { CliError, json, keyValues, table, UsageError } from './output.js';
+
+const USAGE = `Usage: forecourt dealers <command> [options]
+
+Commands:
+  create --code CODE [fields]       create a dealer profile
+  list                              list all dealer profiles
+  get ID|CODE                       show one dealer profile
+  update ID|CODE [fields]           change only the given fields of a dealer profile
+  import FILE.json                  create or update a whole tree by location code, in one transaction;
+                                    FILE holds an array of dealers (or {"dealers": [...]}),
+                                    each node may nest its "children"
+
+Fields (create and update):
+  --code CODE                       location code (unique, case-insensitive)
+  --parent ID | --parent-code CODE  parent profile; on update, --parent none makes it a root
+  --company-name, --full-name, --display-name, --email, --phone, --address,
+  --postal-code, --city, --province, --logo-url TEXT
+                                    an empty value ("") clears the field
+  --metadata JSON                   a JSON object
+
+Common options:
+  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
+  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
+  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
+  --insecure      do not verify the service's TLS certificate
+  --json          print the response data as JSON
+  -h, --help      show this help
+`;
+
+const TEXT_FIELDS: [option: string, field: string][] = [
+  ['company-name', 'companyName'],
+  ['full-name', 'fullName'],
+  ['display-name', 'displayName'],
+  ['email', 'email'],
+  ['phone', 'phone'],
+  ['address', 'address'],
+  ['postal-code', 'postalCode'],
+  ['city', 'city'],
+  ['province', 'province'],
+  ['logo-url', 'logoUrl'],
+];
+
+const FIELD_OPTIONS = Object.fromEntries(
+  ['code', 'parent', 'parent-code', 'metadata', ...TEXT_FIELDS.map(([option]) => option)].map((name) => [
+    name,
+    { type: 'string' as const },
+  ]),
+);
+
+interface Dealer {
+  id: string;
+  parentId: string | null;
+  locationCode: string;
+  parent: { id: string; locationCode: string } | null;
+  [field: string]: unknown;
+}
+
+/** The request body from the field options: only those given. */
+function dealerBody(values: Values): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  const code = str(values, 'code');
+  if (code !== undefined) body.locationCode = code;
+  const parent = oneOf(values, ['parent', 'parent-code']);
+  if (parent === 'parent') {
+    const id = str(values, 'parent')!;
+    body.parentId = id.trim().toLowerCase() === 'none' ? null : id.trim();
+  } else if (parent === 'parent-code') {
+    body.parentLocationCode = str(values, 'parent-code');
+  }
+  for (const [option, field] of TEXT_FIELDS) {
+    const value = str(values, option);
+    if (value !== undefined) body[field] = value.trim() === '' ? null : value;
+  }
+  const metadata = str(values, 'metadata');
+  if (metadata !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(metadata);
+    } catch (error) {
+      throw new UsageError(`--metadata is not valid JSON: ${(error as Error).message}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new UsageError('--metadata must be a JSON object, e.g. {"crm":"A-17"}');
+    }
+    body.metadata = parsed;
+  }
+  return body;
+}
+
+/** An id as given, or the id of the dealer with this location code. */
+async function resolveDealer(ctx: Context, ref: string): Promise<string> {
+  if (looksLikeId(ref)) return ref;
+  const [id] = await idsForCodes(ctx.client(), [ref]);
+  return id!;
+}
+
+function showDealer(ctx: Context, dealer: Dealer): void {
+  if (ctx.json) return ctx.io.out(json(dealer));
+  const parent = dealer.parent ? `${dealer.parent.locationCode} (${dealer.parent.id})` : dealer.parentId;
+  ctx.io.out(
+    keyValues([
+      ['id', dealer.id],
+      ['locationCode', dealer.locationCode],
+      ['parent', parent],
+      ...TEXT_FIELDS.map(([, field]): [string, unknown] => [field, dealer[field]]),
+      ['metadata', dealer.metadata && Object.keys(dealer.metadata).length > 0 ? dealer.metadata : null],
+    ]),
+  );
+}
+
+const create: Command = {
+  options: FIELD_OPTIONS,
+  async run(ctx) {
+    noPositionals(ctx.positionals);
+    const body = dealerBody(ctx.values);
+    if (body.locationCode === undefined) throw new UsageError('--code is required');
+    showDealer(ctx, await ctx.client().request<Dealer>('POST', '/dealers', body));
+  },
+};
+
+const list: Command = {
+  options: {},
+  async run(ctx) {
+    noPositionals(ctx.positionals);
+    const dealers = await ctx.client().request<Dealer[]>('GET', '/dealers');
+    if (ctx.json) return ctx.io.out(json(dealers));
+    const rows = dealers.map((d) => [d.id, d.locationCode, d.displayName, d.parent?.locationCode, d.city]);
+    ctx.io.out(table(['id', 'locationCode', 'displayName', 'parent', 'city'], rows, 'No dealer profiles yet.'));
+  },
+};
+
+const get: Command = {
+  options: {},
+  async run(ctx) {
+    const id = await resolveDealer(ctx, onePositional(ctx.positionals, 'dealer id or location code'));
+    showDealer(ctx, await ctx.client().request<Dealer>('GET', `/dealers/${encodeURIComponent(id)}`));
+  },
+};
+
+const update: Command = {
+  options: FIELD_OPTIONS,
+  async run(ctx) {
+    const ref = onePositional(ctx.positionals, 'dealer id or location code');
+    const body = dealerBody(ctx.values);
+    if (Object.keys(body).length === 0) throw new UsageError('nothing to update: give at least one field');
+    const id = await resolveDealer(ctx, ref);
+    showDealer(ctx, await ctx.client().request<Dealer>('PATCH', `/dealers/${encodeURIComponent(id)}`, body));
+  },
+};
+
+/** The dealers of an import file: an array of nodes, or an object with a "dealers" array. */
+function readImportFile(file: string): unknown[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  const dealers = Array.isArray(parsed) ? parsed : (parsed as { dealers?: unknown } | null)?.dealers;
+  if (!Array.isArray(dealers)) {
+    throw new CliError(`${file} must hold an array of dealers, or an object {"dealers": [...]}`);
+  }
+  if (dealers.length === 0) throw new CliError(`${file} holds no dealers`);
+  return dealers;
+}
+
+const importTree: Command = {
+  options: {},
+  async run(ctx) {
+    const file = onePositional(ctx.positionals, 'file to import (FILE.json)');
+    const dealers = readImportFile(file);
+    const result = await ctx
+      .client()
+      .request<{ created: number; updated: number; dealers: Dealer[] }>('POST', '/dealers/import', { dealers });
+    if (ctx.json) return ctx.io.out(json(result));
+    ctx.io.out(
+      `Imported ${file}: ${result.created} created, ${result.updated} updated ` +
+        `(${result.dealers.length} dealer profiles in total).\n`,
+    );
+  },
+};
+
+export const dealerCommands: Group = {
+  usage: USAGE,
+  commands: { create, list, get, update, import: importTree },
+};

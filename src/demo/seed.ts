@@ -1,0 +1,98 @@
+import type { Partner } from '../domain/access.js';
+import { importDealers } from '../domain/dealers.js';
+import { upsertListings } from '../domain/listing-writes.js';
+import { createPartner, rotateSecret } from '../domain/partners.js';
+import type { Services } from '../services.js';
+import { COLORS, DEMO_DEALERS, FEATURES, MODELS, random } from './data.js';
+
+const FUELS = ['petrol', 'diesel', 'hybrid', 'electric', 'plugin_hybrid'];
+const READ_ONLY = 'Demo reader (read-only)';
+const READ_WRITE = 'Demo dealer feed (read-write)';
+
+/**
+ * Fills an empty database with demo dealers, two partners and a few hundred listings, through the
+ * same domain functions the API uses. Run again, it only issues fresh secrets for the two partners.
+ */
+export async function seedDemo(services: Services, listingCount = 300) {
+  const existing = await services.partners.list();
+  const reader = existing.find((p) => p.name === READ_ONLY);
+  const writer = existing.find((p) => p.name === READ_WRITE);
+  if (reader && writer) {
+    const [r, w] = [await rotateSecret(services, reader.id, 0), await rotateSecret(services, writer.id, 0)];
+    return { readOnlySecret: r!.secret, readWriteSecret: w!.secret, seeded: false };
+  }
+
+  const { dealers } = await importDealers(services, DEMO_DEALERS);
+  const byCode = new Map(dealers.map((d) => [d.locationCode, d.id]));
+  const roots = ['VDB', 'VDIJK', 'DUPONT'].map((c) => byCode.get(c)!);
+  const readOnly = await createPartner(services, {
+    name: READ_ONLY,
+    access: { scope: 'restricted', rootProfileIds: roots },
+  });
+  const readWrite = await createPartner(services, {
+    name: READ_WRITE,
+    scopes: ['read:listings', 'read:locations', 'write:listings'],
+    access: { scope: 'restricted', rootProfileIds: roots },
+  });
+
+  const rnd = random(20261122);
+  const locations = dealers.filter((d) => d.parentId !== null);
+  const items = Array.from({ length: listingCount }, (_, i) => {
+    const [brand, model, bodyType, basePrice] = rnd.pick(MODELS);
+    const year = rnd.int(2014, 2025);
+    const age = 2026 - year;
+    const fuelType = brand === 'Tesla' ? 'electric' : rnd.pick(FUELS);
+    const location = rnd.pick(locations);
+    const status = rnd.next() < 0.8 ? 'active' : rnd.pick(['pending', 'sold', 'draft']);
+    const reference = `DEMO-${String(i + 1).padStart(5, '0')}`;
+    return {
+      externalReference: reference,
+      dealerProfileId: location.id,
+      status,
+      title: `${brand} ${model} ${year}`,
+      description: `Well maintained ${brand} ${model}, ${age ? `${age} years old` : 'nearly new'}, full dealer service history.`,
+      price: Math.round((basePrice * 0.85 ** age * (0.9 + rnd.next() * 0.2)) / 50) * 50,
+      brand,
+      model,
+      year,
+      mileage: Math.max(5, age * rnd.int(9_000, 22_000)),
+      fuelType,
+      transmission: rnd.next() < 0.55 ? 'automatic' : 'manual',
+      bodyType,
+      color: rnd.pick(COLORS),
+      doors: bodyType === 'coupe' ? 2 : 5,
+      seats: 5,
+      powerKw: rnd.int(55, 190),
+      firstRegistration: `${year}-${String(rnd.int(1, 12)).padStart(2, '0')}`,
+      previousOwners: Math.min(age, rnd.int(0, 3)),
+      warranty: rnd.next() < 0.6,
+      warrantyMonths: 12,
+      vehicleType: rnd.next() < 0.7 ? 'margin' : 'vat_deductible',
+      conditionTags: ['used', ...(rnd.next() < 0.7 ? ['accident_free'] : [])],
+      ...(location.postalCode?.length === 4 && /^\d+$/.test(location.postalCode) && rnd.next() < 0.5
+        ? { historyReportUrl: String(rnd.int(10_000_000_000, 99_999_999_999)) }
+        : {}),
+      postalCode: location.postalCode,
+      city: location.city,
+      province: location.province,
+      images: Array.from(
+        { length: rnd.int(2, 6) },
+        (_, n) => `https://images.forecourt.example/demo/${reference}/${n + 1}.jpg`,
+      ),
+      features: FEATURES.filter(() => rnd.next() < 0.4).map(([category, name]) => ({ category, name })),
+    };
+  });
+  const partner: Partner = {
+    ...readWrite,
+    access: { scope: 'restricted', rootProfileIds: roots, profileIds: [...byCode.values()] },
+    rateLimitPerMinute: null,
+  };
+  for (let i = 0; i < items.length; i += 100) {
+    const batch = items
+      .slice(i, i + 100)
+      .map((body, n) => ({ index: n, reference: body.externalReference, body }));
+    const { errors } = await upsertListings(services, partner, batch, { dryRun: false });
+    if (errors.length) throw new Error(`demo data failed validation: ${JSON.stringify(errors[0])}`);
+  }
+  return { readOnlySecret: readOnly.secret, readWriteSecret: readWrite.secret, seeded: true };
+}

@@ -1,0 +1,373 @@
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services.js';
+import type { Queryable } from '../store/db.js';
+import { DbError } from '../store/errors.js';
+import type { ExistingListing, ListingRow, WrittenListing } from '../store/listings-write.js';
+import { inScope, type Partner } from './access.js';
+import { type Issue, ProblemError, zodIssues } from './errors.js';
+import {
+  isValidReference,
+  type ListingWrite,
+  referenceRule,
+  type Status,
+  toListingWrite,
+} from './listing-input.js';
+import { makeSlug } from './slug.js';
+
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'superseded';
+
+export interface ItemResult {
+  index: number;
+  externalReference: string;
+  listingId: string;
+  status: string;
+  created: boolean;
+  outcome: Outcome;
+  /** For an item whose reference comes again later in the same request: the index that won. */
+  supersededBy?: number;
+}
+
+export interface ItemError {
+  index: number;
+  externalReference?: string;
+  code: string;
+  message: string;
+  status: number;
+  issues?: Issue[];
+}
+
+export interface RawItem {
+  index: number;
+  reference: unknown;
+  body: unknown;
+}
+
+interface Prepared {
+  index: number;
+  reference: string;
+  write: ListingWrite;
+}
+
+function itemError(index: number, reference: unknown, problem: ProblemError): ItemError {
+  return {
+    index,
+    ...(typeof reference === 'string' ? { externalReference: reference } : {}),
+    code: problem.code,
+    message: problem.message,
+    status: problem.status,
+    ...(problem.issues ? { issues: problem.issues } : {}),
+  };
+}
+
+const validationFailed = (issues: Issue[]) =>
+  new ProblemError(
+    422,
+    'VALIDATION_FAILED',
+    `Invalid listing: ${issues
+      .slice(0, 5)
+      .map((i) => `${i.path} ${i.message}`)
+      .join('; ')}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''}.`,
+    issues,
+  );
+
+/** Validates one item: its reference, that it is an object, and every field. */
+function prepare(services: Services, item: RawItem): Prepared | ProblemError {
+  if (!isValidReference(item.reference)) {
+    return new ProblemError(
+      400,
+      'INVALID_REFERENCE',
+      item.reference === undefined || item.reference === null || item.reference === ''
+        ? 'externalReference is required.'
+        : `externalReference ${referenceRule}.`,
+    );
+  }
+  if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
+    return new ProblemError(400, 'INVALID_BODY', 'A listing must be a JSON object.');
+  }
+  const parsed = services.listingSchema.safeParse(item.body);
+  if (!parsed.success) return validationFailed(zodIssues(parsed.error));
+  return { index: item.index, reference: item.reference, write: toListingWrite(parsed.data) };
+}
+
+/**
+ * Creates or replaces listings by the partner's references: the heart of PUT and bulk upsert.
+ * Each item succeeds or fails on its own; all valid items are written in a handful of set-based
+ * statements inside one transaction. With `dryRun` the same work runs and is rolled back, so the
+ * answer is exactly what a real write would have said.
+ */
+export async function upsertListings(
+  services: Services,
+  partner: Partner,
+  items: readonly RawItem[],
+  options: { dryRun: boolean },
+): Promise<{ results: ItemResult[]; errors: ItemError[] }> {
+  const errors: ItemError[] = [];
+  const prepared: Prepared[] = [];
+  for (const item of items) {
+    const result = prepare(services, item);
+    if (result instanceof ProblemError) errors.push(itemError(item.index, item.reference, result));
+    else prepared.push(result);
+  }
+
+  // A reference repeated in one request: the last occurrence wins; earlier ones are reported as superseded.
+  const lastIndex = new Map<string, number>();
+  for (const p of prepared) lastIndex.set(p.reference, p.index);
+  const winners = prepared.filter((p) => lastIndex.get(p.reference) === p.index);
+
+  const dealerOf = await resolveDealers(services, partner, winners, errors);
+  const candidates = winners.filter((p) => dealerOf.has(p.index));
+
+  let outcome: { written: Map<string, ItemResult>; local: ItemError[] };
+  try {
+    outcome = await withDeadlockRetry(() =>
+      services.db.transaction(async (tx) => {
+        const local: ItemError[] = [];
+        const written = await writeLocked(services, partner, candidates, dealerOf, local, tx);
+        // A dry run does all the work, then rolls it back; its answer travels out inside the error.
+        if (options.dryRun) throw new DryRun({ written, local });
+        return { written, local };
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof DryRun)) throw error;
+    outcome = error.outcome;
+  }
+  errors.push(...outcome.local);
+
+  const results: ItemResult[] = [];
+  for (const p of prepared) {
+    const winner = outcome.written.get(p.reference);
+    if (!winner) continue;
+    if (winner.index === p.index) results.push(winner);
+    else
+      results.push({
+        ...winner,
+        index: p.index,
+        created: false,
+        outcome: 'superseded',
+        supersededBy: winner.index,
+      });
+  }
+  results.sort((a, b) => a.index - b.index);
+  errors.sort((a, b) => a.index - b.index);
+  return { results, errors };
+}
+
+class DryRun extends Error {
+  constructor(readonly outcome: { written: Map<string, ItemResult>; local: ItemError[] }) {
+    super('dry run');
+  }
+}
+
+/**
+ * Resolves the dealer each item names (dealerProfileId, else dealerLocationCode) in two queries
+ * for the whole batch. Unknown and out-of-scope dealers are refused alike with PROFILE_FORBIDDEN.
+ * Items naming no dealer are resolved later, once we know whether the listing exists.
+ */
+async function resolveDealers(
+  services: Services,
+  partner: Partner,
+  items: Prepared[],
+  errors: ItemError[],
+): Promise<Map<number, string>> {
+  const ids = [
+    ...new Set(items.flatMap((p) => (p.write.dealer && 'id' in p.write.dealer ? [p.write.dealer.id] : []))),
+  ];
+  const codes = [
+    ...new Set(
+      items.flatMap((p) => (p.write.dealer && 'code' in p.write.dealer ? [p.write.dealer.code] : [])),
+    ),
+  ];
+  const [known, byCode] = await Promise.all([
+    services.dealers.existing(ids),
+    services.dealers.idsByCodes(codes),
+  ]);
+  const resolved = new Map<number, string>();
+  for (const p of items) {
+    const dealer = p.write.dealer;
+    if (!dealer) {
+      resolved.set(p.index, '');
+      continue;
+    }
+    const id =
+      'id' in dealer ? (known.has(dealer.id) ? dealer.id : undefined) : byCode.get(dealer.code.toLowerCase());
+    if (id && inScope(partner.access, id)) {
+      resolved.set(p.index, id);
+    } else {
+      const what = 'id' in dealer ? `Dealer profile ${dealer.id}` : `Location code "${dealer.code}"`;
+      errors.push(
+        itemError(
+          p.index,
+          p.reference,
+          new ProblemError(403, 'PROFILE_FORBIDDEN', `${what} is not in this API secret's access scope.`),
+        ),
+      );
+    }
+  }
+  return resolved;
+}
+
+async function writeLocked(
+  services: Services,
+  partner: Partner,
+  batch: Prepared[],
+  dealers: Map<number, string>,
+  errors: ItemError[],
+  tx: Queryable,
+): Promise<Map<string, ItemResult>> {
+  const existing = new Map(
+    (
+      await services.listingWrites.lockExisting(
+        partner.id,
+        batch.map((p) => p.reference),
+        tx,
+      )
+    ).map((e) => [e.reference, e]),
+  );
+  const defaultDealer =
+    partner.access.scope === 'restricted' && partner.access.rootProfileIds.length === 1
+      ? partner.access.rootProfileIds[0]
+      : undefined;
+  const rows: ListingRow[] = [];
+  const indexOf = new Map<string, number>();
+  for (const p of batch) {
+    const current = existing.get(p.reference);
+    const problem = checkItem(partner, p, current, dealers.get(p.index) || undefined, defaultDealer);
+    if (problem instanceof ProblemError) {
+      errors.push(itemError(p.index, p.reference, problem));
+      continue;
+    }
+    indexOf.set(p.reference, p.index);
+    rows.push({
+      id: current?.id ?? randomUUID(),
+      reference: p.reference,
+      slug: makeSlug([
+        p.write.values.brand,
+        p.write.values.model,
+        p.write.values.variant,
+        p.write.values.year,
+      ]),
+      dealerProfileId: problem.dealerProfileId,
+      status: problem.status,
+      statusGiven: p.write.status !== undefined,
+      dealerGiven: p.write.dealer !== undefined,
+      values: p.write.values,
+    });
+  }
+
+  const fresh = rows.filter((r) => !existing.has(r.reference));
+  const inserted = await services.listingWrites.insertNew(partner.id, fresh, tx);
+  const insertedRefs = new Set(inserted.map((r) => r.reference));
+  // Rows another transaction created since we looked are updated instead, like known ones.
+  const updated = await services.listingWrites.updateChanged(
+    partner.id,
+    rows.filter((r) => !insertedRefs.has(r.reference)),
+    tx,
+  );
+  const moved = updated.filter((u) => {
+    const before = existing.get(u.reference);
+    return !before || before.status !== u.status || before.dealerProfileId !== u.dealerProfileId;
+  });
+  await services.listingWrites.recordHistory([...inserted, ...moved], tx);
+
+  const results = new Map<string, ItemResult>();
+  const add = (row: Pick<WrittenListing, 'id' | 'reference' | 'status'>, outcome: Outcome) =>
+    results.set(row.reference, {
+      index: indexOf.get(row.reference)!,
+      externalReference: row.reference,
+      listingId: row.id,
+      status: row.status,
+      created: outcome === 'created',
+      outcome,
+    });
+  for (const row of inserted) add(row, 'created');
+  for (const row of updated) add(row, 'updated');
+  for (const row of rows) {
+    if (results.has(row.reference)) continue;
+    const before = existing.get(row.reference);
+    // Neither inserted nor changed: the stored listing already had exactly this content.
+    add(
+      { id: before?.id ?? row.id, reference: row.reference, status: before?.status ?? row.status },
+      'unchanged',
+    );
+  }
+  return results;
+}
+
+/** Per-item rules that need the stored listing: dealer choice, scope of the current dealer, price. */
+function checkItem(
+  partner: Partner,
+  item: Prepared,
+  current: ExistingListing | undefined,
+  namedDealer: string | undefined,
+  defaultDealer: string | undefined,
+): ProblemError | { dealerProfileId: string; status: Status } {
+  if (current && !inScope(partner.access, current.dealerProfileId)) {
+    return new ProblemError(
+      403,
+      'PROFILE_FORBIDDEN',
+      `Listing "${item.reference}" belongs to dealer profile ${current.dealerProfileId}, which is no longer in this API secret's access scope.`,
+    );
+  }
+  const dealerProfileId = namedDealer ?? current?.dealerProfileId ?? defaultDealer;
+  if (!dealerProfileId) {
+    return validationFailed([
+      {
+        path: 'dealerProfileId',
+        message:
+          'is required for a new listing: send dealerProfileId or dealerLocationCode (this secret has no single root profile to default to)',
+        code: 'required',
+      },
+    ]);
+  }
+  const status = item.write.status ?? (current?.status as Status | undefined) ?? 'active';
+  if ((status === 'active' || status === 'pending') && item.write.values.price === null) {
+    return validationFailed([
+      { path: 'price', message: `is required when the status is ${status}`, code: 'required' },
+    ]);
+  }
+  return { dealerProfileId, status };
+}
+
+/** Two writers locking overlapping rows can still deadlock in rare orders; PostgreSQL picks a victim, we retry it. */
+async function withDeadlockRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      const retryable =
+        error instanceof DbError && (error.sqlState === '40P01' || error.sqlState === '40001');
+      if (!retryable || attempt >= 3) throw error;
+    }
+  }
+}
+
+/** POST /listings/{ref}/status and DELETE (status sold): one listing of this partner, by reference. */
+export async function changeStatus(
+  services: Services,
+  partner: Partner,
+  reference: string,
+  status: Status,
+): Promise<{ listingId: string; externalReference: string; status: string }> {
+  return withDeadlockRetry(() =>
+    services.db.transaction(async (tx) => {
+      const [current] = await services.listingWrites.lockExisting(partner.id, [reference], tx);
+      if (!current)
+        throw new ProblemError(
+          404,
+          'NOT_FOUND',
+          `This partner has no listing with externalReference "${reference}".`,
+        );
+      if (!inScope(partner.access, current.dealerProfileId)) {
+        throw new ProblemError(
+          403,
+          'PROFILE_FORBIDDEN',
+          `Listing "${reference}" belongs to dealer profile ${current.dealerProfileId}, which is not in this API secret's access scope.`,
+        );
+      }
+      const changed = await services.listingWrites.setStatus(partner.id, reference, status, tx);
+      if (changed) await services.listingWrites.recordHistory([changed], tx);
+      return { listingId: current.id, externalReference: reference, status };
+    }),
+  );
+}

@@ -1,0 +1,178 @@
+import { LISTING_FIELDS, type ListingFieldName } from '../domain/listing-fields.js';
+import type { Queryable } from './db.js';
+
+const SQL_TYPE = {
+  text: 'text',
+  numeric: 'numeric',
+  int: 'integer',
+  date: 'date',
+  bool: 'boolean',
+  'text[]': 'text[]',
+  float8: 'double precision',
+  jsonb: 'jsonb',
+} as const;
+
+/** One row to write: resolved dealer and status, every writable field. */
+export interface ListingRow {
+  id: string;
+  reference: string;
+  slug: string;
+  dealerProfileId: string;
+  status: string;
+  /** false: the body named no status / no dealer, so an existing listing keeps its own. */
+  statusGiven: boolean;
+  dealerGiven: boolean;
+  values: Record<ListingFieldName, unknown>;
+}
+
+export interface ExistingListing {
+  id: string;
+  reference: string;
+  dealerProfileId: string;
+  status: string;
+}
+
+export interface WrittenListing {
+  id: string;
+  reference: string;
+  status: string;
+  dealerProfileId: string;
+}
+
+const COLUMNS = LISTING_FIELDS.map(([, column]) => column);
+
+// The batch travels as one jsonb parameter and is unpacked by jsonb_to_recordset: one statement
+// for any number of rows, the same on PostgreSQL and PGlite.
+const RECORDSET = `jsonb_to_recordset($2::jsonb) AS x(
+  id uuid, reference text, slug text, dealer_profile_id uuid, status text, status_given boolean, dealer_given boolean,
+  ${LISTING_FIELDS.map(([, column, kind]) => `${column} ${SQL_TYPE[kind]}`).join(', ')})`;
+
+function toJson(rows: readonly ListingRow[]): string {
+  return JSON.stringify(
+    rows.map((row) => {
+      const out: Record<string, unknown> = {
+        id: row.id,
+        reference: row.reference,
+        slug: row.slug,
+        dealer_profile_id: row.dealerProfileId,
+        status: row.status,
+        status_given: row.statusGiven,
+        dealer_given: row.dealerGiven,
+      };
+      for (const [field, column] of LISTING_FIELDS) out[column] = row.values[field];
+      return out;
+    }),
+  );
+}
+
+const NEW_STATUS = 'CASE WHEN x.status_given THEN x.status ELSE l.status END';
+const NEW_DEALER = 'CASE WHEN x.dealer_given THEN x.dealer_profile_id ELSE l.dealer_profile_id END';
+
+export function listingWriteStore(db: Queryable) {
+  return {
+    /**
+     * Locks this partner's listings with these references for the rest of the transaction, in a
+     * fixed order so that two overlapping batches cannot deadlock each other.
+     */
+    async lockExisting(
+      partnerId: string,
+      references: readonly string[],
+      tx: Queryable = db,
+    ): Promise<ExistingListing[]> {
+      if (references.length === 0) return [];
+      return tx.query<ExistingListing>(
+        'LockListings',
+        `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status
+         FROM listings WHERE partner_id = $1 AND external_reference = ANY($2::text[])
+         ORDER BY external_reference FOR UPDATE`,
+        [partnerId, references],
+      );
+    },
+
+    /** Inserts the rows whose reference is new; a reference another transaction just created is skipped. */
+    async insertNew(
+      partnerId: string,
+      rows: readonly ListingRow[],
+      tx: Queryable = db,
+    ): Promise<WrittenListing[]> {
+      if (rows.length === 0) return [];
+      return tx.query<WrittenListing>(
+        'InsertListings',
+        `INSERT INTO listings (id, partner_id, external_reference, slug, dealer_profile_id, status, sold_at, ${COLUMNS.join(', ')})
+         SELECT x.id, $1, x.reference, x.slug, x.dealer_profile_id, x.status,
+                CASE WHEN x.status = 'sold' THEN now() END, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
+         FROM ${RECORDSET}
+         ORDER BY x.reference
+         ON CONFLICT (partner_id, external_reference) DO NOTHING
+         RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
+        [partnerId, toJson(rows)],
+      );
+    },
+
+    /**
+     * Replaces the content of existing listings, but only where it differs: the comparison runs
+     * in the database, so a resent feed changes no row and no updatedAt. Returns the changed rows.
+     */
+    async updateChanged(
+      partnerId: string,
+      rows: readonly ListingRow[],
+      tx: Queryable = db,
+    ): Promise<WrittenListing[]> {
+      if (rows.length === 0) return [];
+      return tx.query<WrittenListing>(
+        'UpdateListings',
+        `UPDATE listings l SET
+           status = ${NEW_STATUS},
+           dealer_profile_id = ${NEW_DEALER},
+           sold_at = CASE WHEN ${NEW_STATUS} = 'sold' THEN coalesce(l.sold_at, now()) END,
+           ${COLUMNS.map((c) => `${c} = x.${c}`).join(',\n           ')},
+           updated_at = now()
+         FROM ${RECORDSET}
+         WHERE l.partner_id = $1 AND l.external_reference = x.reference
+           AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
+               IS DISTINCT FROM (${NEW_STATUS}, ${NEW_DEALER}, ${COLUMNS.map((c) => `x.${c}`).join(', ')})
+         RETURNING l.id, l.external_reference AS reference, l.status, l.dealer_profile_id AS "dealerProfileId"`,
+        [partnerId, toJson(rows)],
+      );
+    },
+
+    /** Moves one listing to a status; returns nothing when it already had that status. */
+    async setStatus(
+      partnerId: string,
+      reference: string,
+      status: string,
+      tx: Queryable = db,
+    ): Promise<WrittenListing | undefined> {
+      const rows = await tx.query<WrittenListing>(
+        'SetListingStatus',
+        `UPDATE listings SET status = $3, sold_at = CASE WHEN $3 = 'sold' THEN coalesce(sold_at, now()) END,
+           updated_at = now()
+         WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
+         RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
+        [partnerId, reference, status],
+      );
+      return rows[0];
+    },
+
+    /** One history row per listing that entered a status or moved dealer, in the same transaction. */
+    async recordHistory(
+      rows: readonly { id: string; dealerProfileId: string; status: string }[],
+      tx: Queryable = db,
+    ) {
+      if (rows.length === 0) return;
+      await tx.query(
+        'RecordStatusHistory',
+        `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
+         SELECT id, dealer_profile_id, status, now()
+         FROM jsonb_to_recordset($1::jsonb) AS h(id uuid, dealer_profile_id uuid, status text)`,
+        [
+          JSON.stringify(
+            rows.map((r) => ({ id: r.id, dealer_profile_id: r.dealerProfileId, status: r.status })),
+          ),
+        ],
+      );
+    },
+  };
+}
+
+export type ListingWriteStore = ReturnType<typeof listingWriteStore>;
