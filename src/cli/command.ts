@@ -3,7 +3,7 @@ import type { AdminClient } from './admin-client.js';
 import { CliError, type Io, UsageError } from './output.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
-export type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** What a command gets: its parsed arguments, where to write, and the admin API client. */
 export interface Context {
@@ -29,10 +29,6 @@ export interface Group {
 export function str(values: Values, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-export function flag(values: Values, name: string): boolean {
-  return values[name] === true;
 }
 
 /** The one positional argument a command takes (an id, a file), or a usage error. */

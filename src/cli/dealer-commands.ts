@@ -6,8 +6,8 @@ import {
   idsForCodes,
   looksLikeId,
   noPositionals,
-  onePositional,
   oneOf,
+  onePositional,
   str,
   type Values,
 } from './command.js';
@@ -109,7 +109,10 @@ async function resolveDealer(ctx: Context, ref: string): Promise<string> {
 }
 
 function showDealer(ctx: Context, dealer: Dealer): void {
-  if (ctx.json) return ctx.io.out(json(dealer));
+  if (ctx.json) {
+    ctx.io.out(json(dealer));
+    return;
+  }
   const parent = dealer.parent ? `${dealer.parent.locationCode} (${dealer.parent.id})` : dealer.parentId;
   ctx.io.out(
     keyValues([
@@ -137,9 +140,14 @@ const list: Command = {
   async run(ctx) {
     noPositionals(ctx.positionals);
     const dealers = await ctx.client().request<Dealer[]>('GET', '/dealers');
-    if (ctx.json) return ctx.io.out(json(dealers));
+    if (ctx.json) {
+      ctx.io.out(json(dealers));
+      return;
+    }
     const rows = dealers.map((d) => [d.id, d.locationCode, d.displayName, d.parent?.locationCode, d.city]);
-    ctx.io.out(table(['id', 'locationCode', 'displayName', 'parent', 'city'], rows, 'No dealer profiles yet.'));
+    ctx.io.out(
+      table(['id', 'locationCode', 'displayName', 'parent', 'city'], rows, 'No dealer profiles yet.'),
+    );
   },
 };
 
@@ -191,12 +199,14 @@ const importTree: Command = {
     const dealers = readImportFile(file);
     const result = await ctx
       .client()
-      .request<{ created: number; updated: number; dealers: Dealer[] }>('POST', '/dealers/import', { dealers });
-    if (ctx.json) return ctx.io.out(json(result));
-    ctx.io.out(
-      `Imported ${file}: ${result.created} created, ${result.updated} updated ` +
-        `(${result.dealers.length} dealer profiles in total).\n`,
-    );
+      .request<{ created: number; updated: number; dealers: Dealer[] }>('POST', '/dealers/import', {
+        dealers,
+      });
+    if (ctx.json) {
+      ctx.io.out(json(result));
+      return;
+    }
+    ctx.io.out(`Imported ${file}: ${result.created} created, ${result.updated} updated.\n`);
   },
 };
 

@@ -1,0 +1,240 @@
+import type { AdminClient } from './admin-client.js';
+import {
+  type Command,
+  type Context,
+  type DealerRef,
+  type Group,
+  idsForCodes,
+  integer,
+  list,
+  noPositionals,
+  oneOf,
+  onePositional,
+  str,
+  type Values,
+} from './command.js';
+import { json, keyValues, secretBlock, table, UsageError } from './output.js';
+
+const USAGE = `Usage: forecourt partners <command> [options]
+
+Commands:
+  create --name NAME (--global | --roots ID,... | --root-codes CODE,...) [--scopes S,...] [--rate-limit N]
+                                  create a partner and issue its API secret (shown only once)
+  list                            list all partners
+  get ID                          show one partner (never its secret)
+  update ID [--name NAME] [--scopes S,...] [--global | --roots ID,... | --root-codes CODE,...]
+            [--disable | --enable] [--rate-limit N|none]
+                                  change only the given settings
+  rotate-secret ID [--grace SECONDS]
+                                  issue a new secret; the old one stops working at once,
+                                  or after SECONDS (at most 30 days)
+
+Options:
+  --scopes S,...        of read:listings, read:locations, write:listings
+                        (default on create: read:listings,read:locations)
+  --global              the partner sees every dealer profile
+  --roots ID,...        the partner sees these dealer profiles and all their descendants
+  --root-codes CODE,... the same, by location code
+  --rate-limit N|none   requests per minute for this partner (none: the service's default)
+
+Common options:
+  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
+  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
+  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
+  --insecure      do not verify the service's TLS certificate
+  --json          print the response data as JSON
+  -h, --help      show this help
+`;
+
+type Access = { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
+
+interface Partner {
+  id: string;
+  name: string;
+  scopes: string[];
+  access: Access;
+  rateLimitPerMinute: number | null;
+  disabled: boolean;
+  lastUsedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const ACCESS_OPTIONS = ['global', 'roots', 'root-codes'];
+const SETTINGS = {
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  global: { type: 'boolean' },
+  roots: { type: 'string' },
+  'root-codes': { type: 'string' },
+  'rate-limit': { type: 'string' },
+} as const;
+
+async function accessFrom(ctx: Context): Promise<Access | undefined> {
+  switch (oneOf(ctx.values, ACCESS_OPTIONS)) {
+    case 'global':
+      return { scope: 'global' };
+    case 'roots':
+      return { scope: 'restricted', rootProfileIds: list(str(ctx.values, 'roots')!, 'roots') };
+    case 'root-codes': {
+      const codes = list(str(ctx.values, 'root-codes')!, 'root-codes');
+      return { scope: 'restricted', rootProfileIds: await idsForCodes(ctx.client(), codes) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The settings given on the command line, checked before anything is sent. */
+function settingsFrom(values: Values): Record<string, unknown> {
+  oneOf(values, ACCESS_OPTIONS);
+  const body: Record<string, unknown> = {};
+  const name = str(values, 'name');
+  if (name !== undefined) body.name = name;
+  const scopes = str(values, 'scopes');
+  if (scopes !== undefined) body.scopes = list(scopes, 'scopes');
+  const rateLimit = str(values, 'rate-limit');
+  if (rateLimit !== undefined) {
+    body.rateLimitPerMinute =
+      rateLimit.trim().toLowerCase() === 'none' ? null : integer(rateLimit, 'rate-limit', 1);
+  }
+  return body;
+}
+
+/** Location codes for dealer ids, to show access readably; ids alone if the lookup fails. */
+async function dealerCodes(client: AdminClient, partners: Partner[]): Promise<Map<string, string>> {
+  if (partners.every((p) => p.access.scope === 'global')) return new Map();
+  try {
+    const dealers = await client.request<DealerRef[]>('GET', '/dealers');
+    return new Map(dealers.map((d) => [d.id, d.locationCode]));
+  } catch {
+    return new Map();
+  }
+}
+
+function describeAccess(access: Access, codes: Map<string, string>, max = Number.POSITIVE_INFINITY): string {
+  if (access.scope === 'global') return 'global';
+  const roots = access.rootProfileIds.map((id) => codes.get(id) ?? id);
+  const shown = roots.slice(0, max).join(', ');
+  const more = roots.length > max ? ` (+${roots.length - max} more)` : '';
+  return `restricted to ${shown}${more}`;
+}
+
+async function showPartner(ctx: Context, partner: Partner & { secret?: string }): Promise<void> {
+  if (ctx.json) {
+    ctx.io.out(json(partner));
+    return;
+  }
+  const codes = await dealerCodes(ctx.client(), [partner]);
+  ctx.io.out(
+    keyValues([
+      ['id', partner.id],
+      ['name', partner.name],
+      ['scopes', partner.scopes.join(', ')],
+      ['access', describeAccess(partner.access, codes)],
+      ['rateLimitPerMinute', partner.rateLimitPerMinute ?? 'service default'],
+      ['disabled', partner.disabled ? 'yes' : 'no'],
+      ['lastUsedAt', partner.lastUsedAt ?? 'never'],
+      ['createdAt', partner.createdAt],
+      ['updatedAt', partner.updatedAt],
+    ]),
+  );
+  if (partner.secret) ctx.io.out(secretBlock(partner.secret, partner.id));
+}
+
+const idPath = (ctx: Context) =>
+  `/partners/${encodeURIComponent(onePositional(ctx.positionals, 'partner id'))}`;
+
+const create: Command = {
+  options: SETTINGS,
+  async run(ctx) {
+    noPositionals(ctx.positionals);
+    const settings = settingsFrom(ctx.values);
+    if (settings.name === undefined) throw new UsageError('--name is required');
+    if (!oneOf(ctx.values, ACCESS_OPTIONS)) {
+      throw new UsageError(
+        'choose what the partner may see: --global, --roots ID,... or --root-codes CODE,...',
+      );
+    }
+    const body = { ...settings, access: await accessFrom(ctx) };
+    await showPartner(
+      ctx,
+      await ctx.client().request<Partner & { secret: string }>('POST', '/partners', body),
+    );
+  },
+};
+
+const listPartners: Command = {
+  options: {},
+  async run(ctx) {
+    noPositionals(ctx.positionals);
+    const partners = await ctx.client().request<Partner[]>('GET', '/partners');
+    if (ctx.json) {
+      ctx.io.out(json(partners));
+      return;
+    }
+    const codes = await dealerCodes(ctx.client(), partners);
+    const rows = partners.map((p) => [
+      p.id,
+      p.name,
+      p.scopes.join(','),
+      describeAccess(p.access, codes, 3),
+      p.disabled ? 'yes' : 'no',
+      p.lastUsedAt ?? 'never',
+    ]);
+    ctx.io.out(table(['id', 'name', 'scopes', 'access', 'disabled', 'lastUsedAt'], rows, 'No partners yet.'));
+  },
+};
+
+const get: Command = {
+  options: {},
+  async run(ctx) {
+    await showPartner(ctx, await ctx.client().request<Partner>('GET', idPath(ctx)));
+  },
+};
+
+const update: Command = {
+  options: { ...SETTINGS, disable: { type: 'boolean' }, enable: { type: 'boolean' } },
+  async run(ctx) {
+    const path = idPath(ctx);
+    const body = settingsFrom(ctx.values);
+    const toggle = oneOf(ctx.values, ['disable', 'enable']);
+    if (toggle) body.disabled = toggle === 'disable';
+    if (Object.keys(body).length === 0 && !oneOf(ctx.values, ACCESS_OPTIONS)) {
+      throw new UsageError('nothing to update: give at least one setting');
+    }
+    const access = await accessFrom(ctx);
+    if (access) body.access = access;
+    await showPartner(ctx, await ctx.client().request<Partner>('PATCH', path, body));
+  },
+};
+
+const rotateSecret: Command = {
+  options: { grace: { type: 'string' } },
+  async run(ctx) {
+    const path = `${idPath(ctx)}/rotate-secret`;
+    const grace = str(ctx.values, 'grace');
+    const graceSeconds = grace === undefined ? 0 : integer(grace, 'grace', 0);
+    const result = await ctx
+      .client()
+      .request<{ id: string; secret: string; previousSecretValidUntil: string | null }>('POST', path, {
+        graceSeconds,
+      });
+    if (ctx.json) {
+      ctx.io.out(json(result));
+      return;
+    }
+    ctx.io.out(`New API secret issued for partner ${result.id}.\n`);
+    ctx.io.out(secretBlock(result.secret, result.id));
+    ctx.io.out(
+      result.previousSecretValidUntil
+        ? `The previous secret keeps working until ${result.previousSecretValidUntil}.\n`
+        : 'The previous secret no longer works.\n',
+    );
+  },
+};
+
+export const partnerCommands: Group = {
+  usage: USAGE,
+  commands: { create, list: listPartners, get, update, 'rotate-secret': rotateSecret },
+};

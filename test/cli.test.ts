@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { runAdminCommand } from '../src/cli/admin-commands.js';
+import { parseConfig } from '../src/config.js';
+import { createLogger, type Running, start } from '../src/runtime.js';
+
+// The CLI against the real service, over HTTPS, finding the admin token and the service's
+// self-signed certificate in the data directory as an operator's shell would.
+const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-cli-'));
+// Tests may share one PostgreSQL database with other files: codes get a random suffix.
+const sfx = randomBytes(4).toString('hex').toUpperCase();
+let running: Running;
+
+before(async () => {
+  const config = parseConfig({
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  });
+  running = await start(config, createLogger(config));
+});
+
+after(async () => {
+  await running?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a command as `forecourt` would, capturing its output. */
+async function capture(
+  group: 'dealers' | 'partners',
+  args: string[],
+  env: Record<string, string | undefined>,
+) {
+  let out = '';
+  let err = '';
+  const io = {
+    out: (text: string) => {
+      out += text;
+    },
+    err: (text: string) => {
+      err += text;
+    },
+  };
+  const code = await runAdminCommand(group, args, env, io);
+  return { code, out, err };
+}
+
+/** Against the test service, with only DATA_DIR set: the token and certificate come from there. */
+const cli = (group: 'dealers' | 'partners', ...args: string[]) =>
+  capture(group, [...args, '--url', running.url], { DATA_DIR: dir });
+
+async function cliJson<T>(group: 'dealers' | 'partners', ...args: string[]): Promise<T> {
+  const result = await cli(group, ...args, '--json');
+  assert.equal(result.code, 0, result.err);
+  return JSON.parse(result.out) as T;
+}
+
+interface Dealer {
+  id: string;
+  locationCode: string;
+  parentId: string | null;
+  parent: { locationCode: string } | null;
+  city: string | null;
+}
+
+test('dealers create: a root, then a child under it by parent code', async () => {
+  const root = await cliJson<Dealer>(
+    'dealers',
+    'create',
+    '--code',
+    `ROOT-${sfx}`,
+    '--display-name',
+    'Root Motors',
+    '--city',
+    'Gent',
+    '--metadata',
+    '{"crm":"A-1"}',
+  );
+  assert.equal(root.locationCode, `ROOT-${sfx}`);
+  assert.equal(root.parentId, null);
+  assert.equal(root.city, 'Gent');
+
+  // Readable output; the parent code is case-insensitive.
+  const child = await cli('dealers', 'create', '--code', `CHILD-${sfx}`, '--parent-code', `root-${sfx}`);
+  assert.equal(child.code, 0, child.err);
+  assert.match(child.out, new RegExp(`^locationCode: +CHILD-${sfx}$`, 'm'));
+  assert.match(child.out, new RegExp(`^parent: +ROOT-${sfx} \\(${root.id}\\)$`, 'm'));
+
+  // get by location code, update with --parent none.
+  const got = await cliJson<Dealer>('dealers', 'get', `child-${sfx}`);
+  assert.equal(got.parentId, root.id);
+  const moved = await cliJson<Dealer>('dealers', 'update', got.id, '--parent', 'none', '--city', 'Brugge');
+  assert.equal(moved.parentId, null);
+  assert.equal(moved.city, 'Brugge');
+});
+
+test('dealers import: a nested tree from a file, then again to update it', async () => {
+  const tree = [
+    {
+      locationCode: `IMP-${sfx}`,
+      displayName: 'Import Group',
+      children: [
+        { locationCode: `IMP-${sfx}-A`, children: [{ locationCode: `IMP-${sfx}-A1`, city: 'Leuven' }] },
+      ],
+    },
+  ];
+  const file = path.join(dir, 'tree.json');
+  writeFileSync(file, JSON.stringify({ dealers: tree }));
+  const first = await cli('dealers', 'import', file);
+  assert.equal(first.code, 0, first.err);
+  assert.match(first.out, /3 created, 0 updated/);
+
+  writeFileSync(file, JSON.stringify(tree)); // the bare array form
+  const second = await cli('dealers', 'import', file);
+  assert.equal(second.code, 0, second.err);
+  assert.match(second.out, /0 created, 3 updated/);
+});
+
+test('dealers list: JSON for scripts, a table for people', async () => {
+  const dealers = await cliJson<Dealer[]>('dealers', 'list');
+  const byCode = new Map(dealers.map((d) => [d.locationCode, d]));
+  assert.ok(byCode.has(`ROOT-${sfx}`));
+  assert.equal(byCode.get(`IMP-${sfx}-A1`)?.parent?.locationCode, `IMP-${sfx}-A`);
+
+  const readable = await cli('dealers', 'list');
+  assert.equal(readable.code, 0, readable.err);
+  assert.match(readable.out, /^ID +LOCATIONCODE +DISPLAYNAME +PARENT +CITY$/m);
+  assert.match(readable.out, new RegExp(`IMP-${sfx}-A1 +- +IMP-${sfx}-A +Leuven$`, 'm'));
+});
+
+test('partners create --root-codes, get, update and rotate-secret', async () => {
+  const dealers = await cliJson<Dealer[]>('dealers', 'list');
+  const idOf = (code: string) => dealers.find((d) => d.locationCode === code)?.id;
+
+  const partner = await cliJson<{
+    id: string;
+    secret: string;
+    scopes: string[];
+    access: { rootProfileIds: string[] };
+  }>(
+    'partners',
+    'create',
+    '--name',
+    `Portal ${sfx}`,
+    '--root-codes',
+    `root-${sfx},IMP-${sfx}`,
+    '--scopes',
+    'read:listings,write:listings',
+  );
+  assert.match(partner.secret, /^fc_/);
+  assert.deepEqual(partner.scopes, ['read:listings', 'write:listings']);
+  assert.deepEqual(partner.access.rootProfileIds.sort(), [idOf(`ROOT-${sfx}`), idOf(`IMP-${sfx}`)].sort());
+
+  const shown = await cli('partners', 'get', partner.id);
+  assert.equal(shown.code, 0, shown.err);
+  assert.doesNotMatch(shown.out, /fc_/);
+  assert.match(shown.out, new RegExp(`restricted to .*ROOT-${sfx}`));
+
+  const updated = await cliJson<{ disabled: boolean; rateLimitPerMinute: number | null }>(
+    'partners',
+    'update',
+    partner.id,
+    '--disable',
+    '--rate-limit',
+    '120',
+  );
+  assert.equal(updated.disabled, true);
+  assert.equal(updated.rateLimitPerMinute, 120);
+
+  const rotated = await cliJson<{ id: string; secret: string; previousSecretValidUntil: string | null }>(
+    'partners',
+    'rotate-secret',
+    partner.id,
+    '--grace',
+    '60',
+  );
+  assert.equal(rotated.id, partner.id);
+  assert.match(rotated.secret, /^fc_/);
+  assert.notEqual(rotated.secret, partner.secret);
+  assert.ok(rotated.previousSecretValidUntil);
+
+  const readable = await cli('partners', 'rotate-secret', partner.id);
+  assert.equal(readable.code, 0, readable.err);
+  assert.match(readable.out, /API secret: +fc_\w+/);
+  assert.match(readable.out, /shown only once/);
+  assert.match(readable.out, /previous secret no longer works/);
+
+  const listed = await cli('partners', 'list');
+  assert.match(
+    listed.out,
+    new RegExp(`^${partner.id} +Portal ${sfx} +read:listings,write:listings +restricted`, 'm'),
+  );
+});
+
+test('an API error: exit 1, the code and message on stderr', async () => {
+  const duplicate = await cli('dealers', 'create', '--code', `root-${sfx}`);
+  assert.equal(duplicate.code, 1);
+  assert.equal(duplicate.out, '');
+  assert.match(duplicate.err, /^forecourt: CONFLICT: Location code .* is already in use/);
+
+  const invalid = await cli('dealers', 'create', '--code', `BAD-${sfx}`, '--email', 'not-an-email');
+  assert.equal(invalid.code, 1);
+  assert.match(invalid.err, /^forecourt: VALIDATION_FAILED: /);
+  assert.match(invalid.err, /^ {2}body\.email: /m);
+
+  const unknownCode = await cli('partners', 'create', '--name', 'X', '--root-codes', `NOPE-${sfx}`);
+  assert.equal(unknownCode.code, 1);
+  assert.match(unknownCode.err, new RegExp(`no dealer profile has the location code "NOPE-${sfx}"`));
+});
+
+test('an unreachable service: exit 1 with the URL and how to start it', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  const url = `https://127.0.0.1:${port}`;
+  const { code, err } = await capture('dealers', ['list', '--url', url], { DATA_DIR: dir });
+  assert.equal(code, 1);
+  assert.ok(err.includes(url), err);
+  assert.match(err, /npm start/);
+});
+
+test("TLS: the service's certificate is verified, found in the data directory or given with --ca", async () => {
+  const token = readFileSync(path.join(dir, 'admin-token'), 'utf8').trim();
+  const elsewhere = { DATA_DIR: path.join(dir, 'elsewhere') }; // no certificate here to trust
+  const run = (...args: string[]) =>
+    capture('dealers', ['list', '--json', '--url', running.url, '--token', token, ...args], elsewhere);
+  const untrusted = await run();
+  assert.equal(untrusted.code, 1);
+  assert.match(untrusted.err, /could not be verified/);
+  assert.equal((await run('--ca', path.join(dir, 'tls', 'localhost-cert.pem'))).code, 0);
+  assert.equal((await run('--insecure')).code, 0);
+});
+
+test('usage: --help exits 0, mistakes exit 2 with the usage text', async () => {
+  const help = await cli('partners', '--help');
+  assert.equal(help.code, 0);
+  assert.match(help.out, /^Usage: forecourt partners/);
+  assert.equal((await cli('dealers', 'get', '--help')).code, 0);
+
+  const noAccess = await cli('partners', 'create', '--name', 'X');
+  assert.equal(noAccess.code, 2);
+  assert.match(noAccess.err, /--global, --roots ID,\.\.\. or --root-codes/);
+  assert.equal((await cli('partners', 'create', '--name', 'X', '--global', '--roots', 'a')).code, 2);
+  assert.equal((await cli('dealers', 'create', '--city', 'Gent')).code, 2);
+  assert.equal((await cli('dealers', 'create', '--code', 'X', '--metadata', '[1]')).code, 2);
+  assert.equal((await cli('dealers', 'list', '--bogus')).code, 2);
+  assert.equal((await cli('dealers', 'frobnicate')).code, 2);
+  assert.equal((await cli('partners', 'rotate-secret', 'x', '--grace', '-1')).code, 2);
+});
