@@ -52,7 +52,8 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
 
   // Our own JSON parser: an empty body is "no body" (DELETE from some clients sends a content type
   // anyway), and a broken one is the documented INVALID_JSON rather than a generic 400.
-  app.removeContentTypeParser(['application/json']);
+  // Fastify also parses text/plain by default; we take JSON only, so anything else is a 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (typeof body !== 'string' || body.trim() === '') return done(null, undefined);
     try {

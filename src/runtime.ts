@@ -101,11 +101,11 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       port,
       close() {
         closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            listener.close(() => resolve());
-            (listener as unknown as { closeIdle(): void }).closeIdle();
-          });
-          await app.close();
+          // Fastify first: it answers requests arriving on open connections with 503 and
+          // Connection: close while in-flight ones finish; then the listener drains.
+          const appClosed = app.close();
+          await listener.shutdown();
+          await appClosed;
           await db.close();
         })();
         return closing;

@@ -44,14 +44,22 @@ describe('transport and envelope', () => {
   });
 
   test('X-Request-Id: echoed when acceptable, replaced when not, present on errors', async () => {
-    const mine = await app.call('GET', '/api/external/v1/listings', { secret, headers: { 'x-request-id': 'partner-trace-42' } });
+    const mine = await app.call('GET', '/api/external/v1/listings', {
+      secret,
+      headers: { 'x-request-id': 'partner-trace-42' },
+    });
     assert.equal(mine.status, 200);
     assert.equal(mine.headers['x-request-id'], 'partner-trace-42');
 
-    const tooLong = await app.call('GET', '/api/external/v1/listings', { secret, headers: { 'x-request-id': 'x'.repeat(129) } });
+    const tooLong = await app.call('GET', '/api/external/v1/listings', {
+      secret,
+      headers: { 'x-request-id': 'x'.repeat(129) },
+    });
     assert.match(String(tooLong.headers['x-request-id']), /^[0-9a-f-]{36}$/);
 
-    const failed = await app.call('GET', '/api/external/v1/listings', { headers: { 'x-request-id': 'err-7' } });
+    const failed = await app.call('GET', '/api/external/v1/listings', {
+      headers: { 'x-request-id': 'err-7' },
+    });
     assert.equal(failed.status, 401);
     assert.equal(failed.body.error.requestId, 'err-7');
     assert.equal(failed.headers['x-request-id'], 'err-7');
@@ -69,7 +77,8 @@ describe('transport and envelope', () => {
   });
 
   test('bodies: wrong content type 415, broken JSON 400 INVALID_JSON, over 5 MiB 413', async () => {
-    const writer = (await createPartner(app, { global: true, scopes: ['read:listings', 'write:listings'] })).secret;
+    const writer = (await createPartner(app, { global: true, scopes: ['read:listings', 'write:listings'] }))
+      .secret;
     const textBody = await app.call('PUT', '/api/external/v1/listings/R1', {
       secret: writer,
       raw: 'title=x',

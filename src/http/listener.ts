@@ -21,7 +21,7 @@ export function createDualListener(
   https: HttpsServer,
   plainHandler: (req: IncomingMessage, res: ServerResponse) => void,
   limits: Limits,
-): net.Server {
+): DualListener {
   const plain = createHttpServer(plainHandler);
   for (const server of [https, plain]) {
     server.headersTimeout = limits.headersTimeoutMs;
@@ -40,13 +40,28 @@ export function createDualListener(
       process.nextTick(() => socket.resume());
     });
   });
-  front.on('close', () => {
-    https.close();
-    plain.close();
+  // The HTTP servers never listen themselves, so they never see 'listening'. Node starts its
+  // connection tracking there, and that tracking is what enforces headersTimeout and
+  // requestTimeout (slow clients) and lets close() drop idle keep-alive connections.
+  front.on('listening', () => {
+    https.emit('listening');
+    plain.emit('listening');
   });
-  (front as net.Server & { closeIdle?: () => void }).closeIdle = () => {
-    https.closeIdleConnections();
-    plain.closeIdleConnections();
-  };
-  return front;
+  const dual = front as DualListener;
+  dual.shutdown = () =>
+    new Promise<void>((resolve) => {
+      front.close(() => resolve());
+      // close() on the inner servers drops idle keep-alive connections and stops their timers;
+      // busy connections finish their request first.
+      https.close();
+      plain.close();
+      https.closeIdleConnections();
+      plain.closeIdleConnections();
+    });
+  return dual;
 }
+
+export type DualListener = net.Server & {
+  /** Stops accepting, lets in-flight requests finish, and resolves when every connection is gone. */
+  shutdown(): Promise<void>;
+};

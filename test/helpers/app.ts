@@ -63,7 +63,12 @@ export async function bootApp(env: Record<string, string> = {}): Promise<TestApp
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await undiciRequest(`${url}${urlPath}`, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher });
+    const res = await undiciRequest(`${url}${urlPath}`, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      dispatcher,
+    });
     const text = await res.body.text();
     let parsed: unknown;
     try {
@@ -82,7 +87,10 @@ export async function bootApp(env: Record<string, string> = {}): Promise<TestApp
     dispatcher,
     call,
     async admin(method, urlPath, body) {
-      const reply = await call(method, `/api/admin/v1${urlPath}`, { body, headers: { authorization: `Bearer ${adminToken}` } });
+      const reply = await call(method, `/api/admin/v1${urlPath}`, {
+        body,
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
       if (reply.status >= 300) throw new Error(`admin ${method} ${urlPath} → ${reply.status} ${reply.text}`);
       return reply.body.data;
     },
@@ -122,14 +130,19 @@ export async function createTree(app: TestApp): Promise<Tree> {
     ...extra,
     children,
   });
-  const result = await app.admin<{ dealers: { id: string; locationCode: string }[] }>('POST', '/dealers/import', {
-    dealers: [
-      node('A', { companyName: 'Alpha Motors NV' }, [node('A1', {}, [node('A1a')]), node('A2')]),
-      node('B', { companyName: 'Beta Cars BV' }, [node('B1')]),
-    ],
-  });
+  const result = await app.admin<{ dealers: { id: string; locationCode: string }[] }>(
+    'POST',
+    '/dealers/import',
+    {
+      dealers: [
+        node('A', { companyName: 'Alpha Motors NV' }, [node('A1', {}, [node('A1a')]), node('A2')]),
+        node('B', { companyName: 'Beta Cars BV' }, [node('B1')]),
+      ],
+    },
+  );
   const ids: Record<string, string> = {};
-  for (const [key, code] of Object.entries(codes)) ids[key] = result.dealers.find((d) => d.locationCode === code)!.id;
+  for (const [key, code] of Object.entries(codes))
+    ids[key] = result.dealers.find((d) => d.locationCode === code)!.id;
   return { ids, codes };
 }
 
@@ -141,7 +154,9 @@ export async function createPartner(
   const data = await app.admin<{ id: string; secret: string }>('POST', '/partners', {
     name: options.name ?? unique('partner'),
     ...(options.scopes ? { scopes: options.scopes } : {}),
-    access: options.global ? { scope: 'global' } : { scope: 'restricted', rootProfileIds: options.roots ?? [] },
+    access: options.global
+      ? { scope: 'global' }
+      : { scope: 'restricted', rootProfileIds: options.roots ?? [] },
   });
   return { id: data.id, secret: data.secret };
 }
@@ -150,5 +165,12 @@ export const ALL_SCOPES = ['read:listings', 'read:locations', 'write:listings'];
 
 /** A minimal valid listing body. */
 export function listingBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { title: 'Volkswagen Golf 1.5 TSI', price: 19950, brand: 'Volkswagen', model: 'Golf', year: 2021, ...overrides };
+  return {
+    title: 'Volkswagen Golf 1.5 TSI',
+    price: 19950,
+    brand: 'Volkswagen',
+    model: 'Golf',
+    year: 2021,
+    ...overrides,
+  };
 }
