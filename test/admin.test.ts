@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bootApp, createPartner, createTree, type TestApp, unique } from './helpers/app.js';
+
+describe('operator API', () => {
+  let app: TestApp;
+  let token: string;
+  const admin = (method: string, path: string, body?: unknown) =>
+    app.call(method, `/api/admin/v1${path}`, { body, headers: { authorization: `Bearer ${token}` } });
+
+  before(async () => {
+    app = await bootApp();
+    token = app.running.services.adminToken;
+  });
+  after(() => app.close());
+
+  test('the generated admin token is stored with mode 0600 and required on every admin route', async () => {
+    const { statSync } = await import('node:fs');
+    assert.equal(statSync(`${app.dataDir}/admin-token`).mode & 0o777, 0o600);
+    assert.equal((await app.call('GET', '/api/admin/v1/dealers')).status, 401);
+    const wrong = await app.call('GET', '/api/admin/v1/partners', {
+      headers: { authorization: 'Bearer nope' },
+    });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.body.error.code, 'UNAUTHORIZED');
+  });
+
+  test('dealers: create with parent by code, duplicate code (any case) is 409, unknown parent is 422', async () => {
+    const code = unique('GRP');
+    const parent = await admin('POST', '/dealers', {
+      locationCode: code,
+      displayName: 'Group',
+      city: 'Gent',
+    });
+    assert.equal(parent.status, 201);
+    const child = await admin('POST', '/dealers', {
+      locationCode: unique('LOC'),
+      parentLocationCode: code.toLowerCase(),
+    });
+    assert.equal(child.status, 201);
+    assert.equal(child.body.data.parentId, parent.body.data.id);
+    assert.deepEqual(child.body.data.parent, {
+      id: parent.body.data.id,
+      locationCode: code,
+      companyName: null,
+      fullName: null,
+      displayName: 'Group',
+    });
+
+    const duplicate = await admin('POST', '/dealers', { locationCode: code.toLowerCase() });
+    assert.equal(duplicate.status, 409);
+    assert.equal(duplicate.body.error.code, 'CONFLICT');
+
+    const orphan = await admin('POST', '/dealers', {
+      locationCode: unique('X'),
+      parentLocationCode: 'does-not-exist',
+    });
+    assert.equal(orphan.status, 422);
+    assert.equal(orphan.body.error.code, 'VALIDATION_FAILED');
+
+    const invalid = await admin('POST', '/dealers', { locationCode: '', email: 'not-an-email' });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual([...new Set(invalid.body.error.issues.map((i: { path: string }) => i.path))].sort(), [
+      'body.email',
+      'body.locationCode',
+    ]);
+  });
+
+  test('dealers: a parent change that would make a cycle is refused with 422, at any depth', async () => {
+    const tree = await createTree(app);
+    const toGrandchild = await admin('PATCH', `/dealers/${tree.ids.A}`, { parentId: tree.ids.A1a });
+    assert.equal(toGrandchild.status, 422);
+    assert.equal(toGrandchild.body.error.issues[0].path, 'parentId');
+    const toSelf = await admin('PATCH', `/dealers/${tree.ids.B}`, { parentId: tree.ids.B });
+    assert.equal(toSelf.status, 422);
+    // A legal move still works.
+    const move = await admin('PATCH', `/dealers/${tree.ids.A2}`, { parentId: tree.ids.B });
+    assert.equal(move.status, 200);
+    assert.equal(move.body.data.parentId, tree.ids.B);
+  });
+
+  test('dealers import: a whole tree in one transaction, idempotent by location code, all or nothing', async () => {
+    const root = unique('IMP');
+    const body = {
+      dealers: [
+        {
+          locationCode: root,
+          children: [{ locationCode: `${root}-1`, children: [{ locationCode: `${root}-1a` }] }],
+        },
+      ],
+    };
+    const first = await admin('POST', '/dealers/import', body);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.data.created, 3);
+    const again = await admin('POST', '/dealers/import', body);
+    assert.equal(again.body.data.created, 0);
+    assert.equal(again.body.data.updated, 3);
+
+    const broken = await admin('POST', '/dealers/import', {
+      dealers: [
+        { locationCode: unique('NEW') },
+        { locationCode: `${root}-x`, parentLocationCode: 'missing-parent' },
+      ],
+    });
+    assert.equal(broken.status, 422);
+    const all = await admin('GET', '/dealers');
+    assert.ok(!all.body.data.some((d: { locationCode: string }) => d.locationCode === `${root}-x`));
+  });
+
+  test('partners: secret shown once, never in reads; default scopes; unknown root profile is 422', async () => {
+    const tree = await createTree(app);
+    const created = await admin('POST', '/partners', {
+      name: 'Feed One',
+      access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
+    });
+    assert.equal(created.status, 201);
+    assert.match(created.body.data.secret, /^fc_[0-9A-Za-z]{46}$/);
+    assert.deepEqual(created.body.data.scopes, ['read:listings', 'read:locations']);
+    assert.equal(created.headers['cache-control'], 'no-store');
+
+    const read = await admin('GET', `/partners/${created.body.data.id}`);
+    assert.equal(read.status, 200);
+    assert.equal(read.body.data.secret, undefined);
+    assert.ok(!read.text.includes(created.body.data.secret));
+    const list = await admin('GET', '/partners');
+    assert.ok(!list.text.includes('fc_'));
+
+    const bad = await admin('POST', '/partners', {
+      name: 'Ghost',
+      access: { scope: 'restricted', rootProfileIds: ['00000000-0000-4000-8000-000000000000'] },
+    });
+    assert.equal(bad.status, 422);
+    const badScope = await admin('POST', '/partners', {
+      name: 'X',
+      scopes: ['admin'],
+      access: { scope: 'global' },
+    });
+    assert.equal(badScope.status, 422);
+  });
+
+  test('partners: update scopes, access, rate limit and disabled flag; unknown id is 404', async () => {
+    const tree = await createTree(app);
+    const partner = await createPartner(app, { roots: [tree.ids.A!] });
+    const patched = await admin('PATCH', `/partners/${partner.id}`, {
+      scopes: ['read:listings', 'write:listings'],
+      access: { scope: 'global' },
+      rateLimitPerMinute: 1200,
+    });
+    assert.equal(patched.status, 200);
+    assert.deepEqual(patched.body.data.access, { scope: 'global' });
+    assert.equal(patched.body.data.rateLimitPerMinute, 1200);
+    assert.deepEqual(patched.body.data.scopes, ['read:listings', 'write:listings']);
+    const missing = await admin('PATCH', '/partners/00000000-0000-4000-8000-000000000000', {
+      disabled: true,
+    });
+    assert.equal(missing.status, 404);
+    const lastUsed = await admin('GET', `/partners/${partner.id}`);
+    assert.equal(lastUsed.body.data.lastUsedAt, null);
+    await app.call('GET', '/api/external/v1/listings', { secret: partner.secret });
+    const used = await admin('GET', `/partners/${partner.id}`);
+    assert.ok(Date.parse(used.body.data.lastUsedAt) > Date.now() - 60_000);
+  });
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { openDb } from '../src/store/db.js';
+import { loadMigrations, migrate, pendingMigrations } from '../src/store/migrate.js';
+
+const options = (dataDir: string) => ({
+  databaseUrl: process.env.DATABASE_URL,
+  dataDir,
+  statementTimeoutMs: 5000,
+  connectTimeoutMs: 5000,
+  poolSize: 2,
+});
+
+test('migrations are recorded and applying them again changes nothing', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-migrate-'));
+  const db = await openDb(options(dir));
+  try {
+    await migrate(db);
+    assert.deepEqual(await migrate(db), []);
+    assert.deepEqual(await pendingMigrations(db), []);
+    const rows = await db.query<{ version: number }>(
+      'T',
+      'SELECT version FROM schema_migrations ORDER BY version',
+    );
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      loadMigrations().map((m) => m.version),
+    );
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a second process opening the same embedded data directory gets a clear error', {
+  skip: !!process.env.DATABASE_URL,
+}, async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-lock-'));
+  const db = await openDb(options(dir));
+  try {
+    await migrate(db);
+    const child = spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
+      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 1);
+    assert.match(child.stderr, /in use by another Forecourt process \(pid \d+\)/);
+    // The first process still works: nothing was corrupted.
+    const rows = await db.query<{ n: number }>('T', 'SELECT count(*) AS n FROM schema_migrations');
+    assert.ok(rows[0]!.n >= 1);
+  } finally {
+    await db.close();
+  }
+  // Once released, another process can open it.
+  const again = spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
+    env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /up to date/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a bad configuration value stops start-up with a message naming the variable', () => {
+  const child = spawnSync(process.execPath, ['bin/forecourt.js', 'serve'], {
+    env: { ...process.env, PORT: 'eighty', DATABASE_URL: '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(child.status, 1);
+  assert.match(child.stderr, /PORT/);
+});
