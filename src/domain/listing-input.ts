@@ -138,7 +138,7 @@ function historyReport(hosts: readonly string[]) {
       try {
         url = new URL(raw);
       } catch {}
-      if (!url || url.protocol !== 'https:' || !hosts.includes(url.hostname.toLowerCase())) {
+      if (url?.protocol !== 'https:' || !hosts.includes(url.hostname.toLowerCase())) {
         ctx.addIssue({
           code: 'custom',
           message: `must be an https URL on ${hosts.join(' or ')}, or an 11-digit certificate number`,
