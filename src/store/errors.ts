@@ -32,10 +32,18 @@ function isUnavailable(code: string | undefined, message: string | undefined): b
   );
 }
 
+/**
+ * Wraps an error that came from the database driver into a DbError; anything else (an error our
+ * own code threw inside a transaction, such as a ProblemError) passes through untouched.
+ */
 export function labelDbError(error: unknown, queryName: string): unknown {
-  if (error instanceof DbError) return error;
-  // Errors thrown by our own code inside a transaction pass through untouched.
-  if (error instanceof Error && !('code' in error) && !/terminated|connect/i.test(error.message))
-    return error;
-  return new DbError(error, queryName);
+  if (error instanceof DbError || !(error instanceof Error)) return error;
+  const source = error as Error & { severity?: unknown; code?: unknown };
+  const fromServer = typeof source.severity === 'string';
+  const fromNetwork = typeof source.code === 'string' && /^E[A-Z_]+$/.test(source.code);
+  const fromPool =
+    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+      source.message,
+    );
+  return fromServer || fromNetwork || fromPool ? new DbError(error, queryName) : error;
 }
