@@ -154,10 +154,11 @@ describe('operator API', () => {
       disabled: true,
     });
     assert.equal(missing.status, 404);
-    const lastUsed = await admin('GET', `/partners/${partner.id}`);
+    const fresh = await createPartner(app, { roots: [tree.ids.A!] });
+    const lastUsed = await admin('GET', `/partners/${fresh.id}`);
     assert.equal(lastUsed.body.data.lastUsedAt, null);
-    await app.call('GET', '/api/external/v1/listings', { secret: partner.secret });
-    const used = await admin('GET', `/partners/${partner.id}`);
+    await app.call('GET', '/api/external/v1/listings', { secret: fresh.secret });
+    const used = await admin('GET', `/partners/${fresh.id}`);
     assert.ok(Date.parse(used.body.data.lastUsedAt) > Date.now() - 60_000);
   });
 });

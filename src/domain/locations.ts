@@ -2,6 +2,7 @@ import type { Services } from '../services.js';
 import type { Dealer } from '../store/dealers.js';
 import type { LocationStats } from '../store/location-stats.js';
 import { type Access, assertInScope } from './access.js';
+import { profileForbidden } from './errors.js';
 
 export interface LocationQuery {
   parentId: string | undefined;
@@ -26,6 +27,15 @@ export async function findLocations(
   let ids: string[];
   if (query.parentId) {
     assertInScope(access, [query.parentId]);
+    // Fix found by test/locations.test.ts: a global partner's scope contains every id, so an
+    // unknown parentId used to answer 200 with an empty list, unlike the listing filters (403).
+    // decisions.md: an unknown profile id is treated exactly like one outside the scope.
+    if (
+      access.scope === 'global' &&
+      !(await services.dealers.existing([query.parentId])).has(query.parentId)
+    ) {
+      throw profileForbidden(`Dealer profile ${query.parentId} is not in this API secret's access scope.`);
+    }
     const children = await services.dealers.children([query.parentId]);
     ids = query.includeChildren ? await services.dealers.subtree(children) : children;
   } else if (query.includeChildren) {

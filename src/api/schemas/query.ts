@@ -24,17 +24,27 @@ export const booleanParam = z
 const DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/** Whether year-month-day is a day of the calendar (Date would roll 2021-02-30 over to March 2nd). */
+function isCalendarDay(date: string): boolean {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  return probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
 /**
  * An ISO 8601 date-time. No zone means UTC; a date alone means its midnight UTC. A "+" in an
  * offset that arrived unencoded in the URL has become a space: it is read as the "+" it was.
+ * Impossible days and instants outside the years 1 to 9999 are refused, not rolled over.
  */
 export const dateTimeParam = z.string().transform((raw, ctx) => {
   const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
   const match = DATE_TIME.exec(value);
-  const parsed = match
-    ? new Date(match[2] ? `${match[1]}T${match[2]}${match[3] ?? 'Z'}` : `${match[1]}T00:00:00Z`)
-    : undefined;
-  if (!parsed || Number.isNaN(parsed.getTime())) {
+  const parsed =
+    match && isCalendarDay(match[1]!)
+      ? new Date(match[2] ? `${match[1]}T${match[2]}${match[3] ?? 'Z'}` : `${match[1]}T00:00:00Z`)
+      : undefined;
+  const year = parsed?.getUTCFullYear() ?? Number.NaN;
+  if (!parsed || Number.isNaN(parsed.getTime()) || year < 1 || year > 9999) {
     ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z' });
     return z.NEVER;
   }

@@ -134,6 +134,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
           tags: ['Admin'],
           summary: 'Issue a new secret; the old one stops working at once, or after graceSeconds',
           params: idParams,
+          // No body at all is fine (the validator then sees null): rotate with no grace period.
           body: z
             .object({
               graceSeconds: z
@@ -143,7 +144,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
                 .max(30 * 86_400)
                 .optional(),
             })
-            .optional(),
+            .nullish(),
           response: {
             200: z.object({
               data: z.object({
