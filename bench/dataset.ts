@@ -33,6 +33,7 @@ const db = await openDb({
 await migrate(db);
 const services = createServices(config, db, {
   adminToken: 'x'.repeat(32),
+  cursorKey: 'unused',
   publicOrigin: 'https://localhost:8443',
 });
 const started = Date.now();

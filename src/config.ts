@@ -57,6 +57,9 @@ const schema = z.object({
   HEADERS_TIMEOUT_MS: int(1_000, 120_000).default(10_000),
   KEEP_ALIVE_TIMEOUT_MS: int(1_000, 600_000).default(65_000),
   SHUTDOWN_TIMEOUT_MS: int(1_000, 600_000).default(25_000),
+  // Every write transaction commits within this time or is rolled back; sync cursors stay twice
+  // this far behind the clock (docs/sync.md explains why that makes cursors lossless).
+  WRITE_TX_TIMEOUT_MS: int(200, 60_000).default(5_000),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

@@ -11,6 +11,7 @@ import { loadTls } from './http/tls.js';
 import { createServices, type Services } from './services.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { ensureCursorKey } from './store/service-info.js';
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: NodeJS.WritableStream): Logger {
   const options = {
@@ -75,8 +76,10 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     );
     const adminToken = resolveAdminToken(config, logger);
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    const cursorKey = await ensureCursorKey(db);
     const services = createServices(config, db, {
       adminToken,
+      cursorKey,
       publicOrigin: `https://${host}:${config.PORT}`,
     });
     const app = await buildApp({ services, tls, logger });

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { cursorCodec } from './domain/cursor.js';
 import { listingBodySchema } from './domain/listing-input.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
@@ -14,7 +15,7 @@ import { partnerStore } from './store/partners.js';
 export function createServices(
   config: Config,
   db: Db,
-  options: { adminToken: string; publicOrigin: string },
+  options: { adminToken: string; publicOrigin: string; cursorKey: string },
 ) {
   const listingBaseUrl = (config.PUBLIC_LISTING_BASE_URL ?? `${options.publicOrigin}/listings`).replace(
     /\/+$/,
@@ -26,6 +27,9 @@ export function createServices(
     adminToken: options.adminToken,
     listingBaseUrl,
     now: () => new Date(),
+    cursors: cursorCodec(options.cursorKey),
+    /** How far behind the clock sync cursors stay: no open write transaction can land before it. */
+    horizonMs: config.WRITE_TX_TIMEOUT_MS * 2,
     dealers: dealerStore(db),
     partners: partnerStore(db),
     listings: listingReadStore(db, listingBaseUrl),

@@ -1,7 +1,8 @@
 import type { Services } from '../services.js';
 import type { ListingFilter, Sort } from '../store/listings-read.js';
 import { type Access, assertInScope, narrow } from './access.js';
-import { profileForbidden } from './errors.js';
+import { fingerprint } from './cursor.js';
+import { ProblemError, profileForbidden } from './errors.js';
 
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -17,6 +18,8 @@ export interface ListingQuery {
   dealerIds: string[];
   parentDealerId: string | undefined;
   locationCode: string | undefined;
+  /** A nextCursor from an earlier page: continue strictly after it (page is then ignored). */
+  cursor: string | undefined;
 }
 
 /**
@@ -66,20 +69,65 @@ async function assertKnownInScope(services: Services, access: Access, ids: strin
   }
 }
 
-/** One page of a listing list, with its pagination block. */
-export async function listingPage(services: Services, filter: ListingFilter, query: ListingQuery) {
-  const offset = (query.page - 1) * query.pageSize;
-  const [data, totalItems] = await Promise.all([
-    services.listings.page(filter, query.sort, query.pageSize, offset),
+/**
+ * One page of a listing list, with its pagination block. Sorted by updatedAt (the default), the
+ * page also carries a sync cursor: `nextCursor` points after the last listing that lies behind
+ * the commit horizon, so no write still in flight can ever land behind it (docs/sync.md).
+ * Listings newer than the horizon are shown but not passed: the next page shows them again.
+ */
+export async function listingPage(
+  services: Services,
+  filter: ListingFilter,
+  query: ListingQuery,
+  context = '',
+) {
+  const syncing = query.sort === 'updatedAt';
+  const print = fingerprint({
+    context,
+    status: query.status,
+    updatedSince: query.updatedSince?.toISOString() ?? null,
+    dealerIds: [...query.dealerIds].sort(),
+    parentDealerId: query.parentDealerId ?? null,
+    locationCode: query.locationCode?.toLowerCase() ?? null,
+  });
+  if (query.cursor !== undefined && !syncing) {
+    throw new ProblemError(400, 'INVALID_QUERY', 'cursor works with the updatedAt sort only.', [
+      { path: 'query.cursor', message: 'works with sort=updatedAt only', code: 'invalid_cursor' },
+    ]);
+  }
+  const after = query.cursor !== undefined ? services.cursors.decode(query.cursor, print) : null;
+  const offset = query.cursor !== undefined ? 0 : (query.page - 1) * query.pageSize;
+  const [rows, totalItems] = await Promise.all([
+    services.listings.page(filter, query.sort, query.pageSize, offset, {
+      after,
+      horizonMs: services.horizonMs,
+    }),
     services.listings.count(filter),
   ]);
+  const pagination = {
+    page: query.cursor !== undefined ? 1 : query.page,
+    pageSize: query.pageSize,
+    totalItems,
+    totalPages: Math.ceil(totalItems / query.pageSize),
+  };
+  if (!syncing) return { data: rows.map((r) => r.listing), pagination };
+  // Rows come in updatedAt order, so the settled ones are a prefix of the page.
+  const lastSettled = rows.filter((r) => r.settled).at(-1);
+  const resumeFrom = lastSettled
+    ? lastSettled.position
+    : query.cursor !== undefined
+      ? after
+      : offset === 0
+        ? null
+        : undefined;
+  const last = rows.at(-1);
   return {
-    data,
+    data: rows.map((r) => r.listing),
     pagination: {
-      page: query.page,
-      pageSize: query.pageSize,
-      totalItems,
-      totalPages: Math.ceil(totalItems / query.pageSize),
+      ...pagination,
+      // A page-number request deep in the list without a settled row has no safe position to give.
+      ...(resumeFrom !== undefined ? { nextCursor: services.cursors.encode(resumeFrom, print) } : {}),
+      hasMore: rows.length === query.pageSize && !!last?.settled,
     },
   };
 }

@@ -126,7 +126,7 @@ export async function upsertListings(
         // A dry run does all the work, then rolls it back; its answer travels out inside the error.
         if (options.dryRun) throw new DryRun({ written, local });
         return { written, local };
-      }),
+      }, writeBounds(services)),
     );
   } catch (error) {
     if (!(error instanceof DryRun)) throw error;
@@ -258,6 +258,12 @@ async function writeLocked(
   const fresh = rows.filter((r) => !existing.has(r.reference));
   const inserted = await services.listingWrites.insertNew(partner.id, fresh, tx);
   const insertedRefs = new Set(inserted.map((r) => r.reference));
+  // Fix (write tests): a reference another transaction created after our first look was skipped by
+  // the insert and, when our content equalled theirs, reported "unchanged" with the id we had
+  // generated for it: a listingId that does not exist. Lock those rows now and treat them as known.
+  const raced = fresh.filter((r) => !insertedRefs.has(r.reference)).map((r) => r.reference);
+  for (const row of await services.listingWrites.lockExisting(partner.id, raced, tx))
+    existing.set(row.reference, row);
   // Rows another transaction created since we looked are updated instead, like known ones.
   const updated = await services.listingWrites.updateChanged(
     partner.id,
@@ -329,6 +335,9 @@ function checkItem(
   return { dealerProfileId, status };
 }
 
+/** Listing writes are bounded in time: sync cursors trust that nothing commits later (docs/sync.md). */
+const writeBounds = (services: Services) => ({ maxMs: services.config.WRITE_TX_TIMEOUT_MS });
+
 /** Two writers locking overlapping rows can still deadlock in rare orders; PostgreSQL picks a victim, we retry it. */
 async function withDeadlockRetry<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -368,6 +377,6 @@ export async function changeStatus(
       const changed = await services.listingWrites.setStatus(partner.id, reference, status, tx);
       if (changed) await services.listingWrites.recordHistory([changed], tx);
       return { listingId: current.id, externalReference: reference, status };
-    }),
+    }, writeBounds(services)),
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { type Issue, ProblemError, zodIssues } from '../domain/errors.js';
-import { DbError } from '../store/errors.js';
+import { DbError, TransactionTimeoutError } from '../store/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
 export { ProblemError };
@@ -52,6 +52,13 @@ function fromFastifyError(error: FastifyError): ProblemError | undefined {
 export function toProblem(error: unknown, body?: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof DbError) return fromDbError(error);
+  if (error instanceof TransactionTimeoutError) {
+    return new ProblemError(
+      503,
+      'SERVICE_UNAVAILABLE',
+      'The write took too long and was not applied; retry shortly.',
+    );
+  }
   const fastifyError = error as ValidationError;
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const where = fastifyError.validationContext;

@@ -12,11 +12,19 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
-  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. With
+   * `maxMs`, a transaction that has run longer than that by the time it would commit is rolled
+   * back instead (TransactionTimeoutError): sync cursors rely on writes being bounded in time.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Checks that the database answers; throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  maxMs?: number;
 }
 
 export interface DbOptions {

@@ -47,3 +47,21 @@ export function labelDbError(error: unknown, queryName: string): unknown {
     );
   return fromServer || fromNetwork || fromPool ? new DbError(error, queryName) : error;
 }
+
+/** A bounded transaction ran past its limit and was rolled back (see Db.transaction). */
+export class TransactionTimeoutError extends Error {
+  constructor(
+    readonly elapsedMs: number,
+    readonly maxMs: number,
+  ) {
+    super(`transaction took ${Math.round(elapsedMs)} ms, over its ${maxMs} ms limit; rolled back`);
+    this.name = 'TransactionTimeoutError';
+  }
+}
+
+/** Throws when a transaction started at `startedAt` (performance.now()) is past `maxMs`. */
+export function assertWithin(startedAt: number, maxMs: number | undefined): void {
+  if (maxMs === undefined) return;
+  const elapsed = performance.now() - startedAt;
+  if (elapsed > maxMs) throw new TransactionTimeoutError(elapsed, maxMs);
+}

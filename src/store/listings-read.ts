@@ -1,3 +1,4 @@
+import type { Position } from '../domain/cursor.js';
 import type { Queryable } from './db.js';
 import { LISTING_COLUMNS, LISTING_JOINS, type Listing, rowToListing } from './listing-rows.js';
 
@@ -21,9 +22,21 @@ export interface ListingFilter {
   updatedSince: Date | null;
 }
 
+export interface PageRow {
+  listing: Listing;
+  /** The row's place in the (updatedAt, id) order, to the microsecond. */
+  position: Position;
+  /** updatedAt lies behind the commit horizon: no transaction still open can write before it. */
+  settled: boolean;
+}
+
 /** Builds the WHERE clause from only the predicates in use, so the planner sees a plain query. */
-function where(filter: ListingFilter, params: unknown[]): string {
+function where(filter: ListingFilter, params: unknown[], after?: Position | null): string {
   const clauses: string[] = [];
+  if (after) {
+    params.push(after.ts, after.id);
+    clauses.push(`(l.updated_at, l.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
   if (filter.profileIds !== null) {
     params.push(filter.profileIds);
     clauses.push(`l.dealer_profile_id = ANY($${params.length}::uuid[])`);
@@ -41,29 +54,42 @@ function where(filter: ListingFilter, params: unknown[]): string {
 
 export function listingReadStore(db: Queryable, listingBaseUrl: string) {
   return {
+    /**
+     * One page in the given order; with `after`, strictly after that (updatedAt, id) position
+     * (keyset paging: deep pages cost what the first one does). `horizonMs` decides `settled`.
+     */
     async page(
       filter: ListingFilter,
       sort: Sort,
       limit: number,
       offset: number,
+      options: { after?: Position | null; horizonMs: number },
       tx: Queryable = db,
-    ): Promise<Listing[]> {
+    ): Promise<PageRow[]> {
       const params: unknown[] = [];
-      const clause = where(filter, params);
-      params.push(limit, offset);
+      const clause = where(filter, params, options.after);
+      params.push(limit, offset, options.horizonMs / 1000);
+      const n = params.length;
       // The page is chosen on the narrow listings index first, then joined: an OFFSET then skips
       // index entries rather than fully built rows.
       const rows = await tx.query(
         'ListListings',
         `WITH page AS (
-           SELECT l.id FROM listings l ${clause}
-           ORDER BY ${SORT_SQL[sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
+           SELECT l.id,
+                  to_char(l.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS pos_ts,
+                  l.updated_at < now() - make_interval(secs => $${n}::float8) AS settled
+           FROM listings l ${clause}
+           ORDER BY ${SORT_SQL[sort]} LIMIT $${n - 2} OFFSET $${n - 1}
          )
-         SELECT ${LISTING_COLUMNS} FROM page JOIN listings l ON l.id = page.id ${LISTING_JOINS}
+         SELECT page.pos_ts, page.settled, ${LISTING_COLUMNS} FROM page JOIN listings l ON l.id = page.id ${LISTING_JOINS}
          ORDER BY ${SORT_SQL[sort]}`,
         params,
       );
-      return rows.map((r) => rowToListing(r, listingBaseUrl));
+      return rows.map((r) => ({
+        listing: rowToListing(r, listingBaseUrl),
+        position: { ts: r.pos_ts as string, id: r.id as string },
+        settled: r.settled as boolean,
+      }));
     },
 
     async count(filter: ListingFilter, tx: Queryable = db): Promise<number> {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Db, DbOptions, Queryable } from './db.js';
-import { labelDbError } from './errors.js';
+import { assertWithin, labelDbError } from './errors.js';
 import { acquireDirLock } from './lockfile.js';
 
 // Same value shapes as the node-postgres adapter (see postgres.ts), so no caller can tell them apart.
@@ -53,9 +53,15 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
-    transaction(fn) {
-      // PGlite serialises transactions itself: it has exactly one connection.
-      return db.transaction((tx) => fn(queryable(tx)));
+    transaction(fn, options = {}) {
+      // PGlite serialises transactions itself: it has exactly one connection. The clock starts at
+      // BEGIN, so time spent waiting for the connection does not count against the limit.
+      return db.transaction(async (tx) => {
+        const startedAt = performance.now();
+        const result = await fn(queryable(tx));
+        assertWithin(startedAt, options.maxMs);
+        return result;
+      });
     },
     async ping() {
       await root.query('Ping', 'SELECT 1');

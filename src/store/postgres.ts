@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Db, DbOptions, Queryable } from './db.js';
-import { labelDbError } from './errors.js';
+import { assertWithin, labelDbError } from './errors.js';
 
 // numeric (prices, CO2) arrives as a string by default to avoid float surprises; our numerics have
 // at most 2 decimals and stay far below 2^53, so a JS number is exact enough and what the API returns.
@@ -49,7 +49,8 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
     kind: 'postgres',
     query: root.query,
     exec: root.exec,
-    async transaction(fn) {
+    async transaction(fn, options = {}) {
+      const startedAt = performance.now();
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -57,16 +58,25 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
         throw labelDbError(error, 'connect');
       }
       const tx = queryable(client);
+      let broken = false;
       try {
-        await client.query('BEGIN');
+        // A bounded transaction also bounds each of its statements by the same limit.
+        await tx.exec(
+          'Begin',
+          options.maxMs ? `BEGIN; SET LOCAL statement_timeout = ${Math.ceil(options.maxMs)}` : 'BEGIN',
+        );
         const result = await fn(tx);
-        await client.query('COMMIT');
+        assertWithin(startedAt, options.maxMs);
+        await tx.exec('Commit', 'COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw labelDbError(error, 'transaction');
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
       } finally {
-        client.release();
+        // A connection that cannot even roll back is dropped, not reused.
+        client.release(broken);
       }
     },
     async ping() {

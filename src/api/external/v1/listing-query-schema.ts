@@ -29,6 +29,13 @@ export const paging = {
     .optional()
     .describe('Only listings with updatedAt >= this ISO 8601 instant. Alias: updated_since.'),
   updated_since: dateTimeParam.optional(),
+  cursor: z
+    .string()
+    .max(1000)
+    .optional()
+    .describe(
+      'pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored.',
+    ),
   sort: z
     .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
     .optional()
@@ -53,6 +60,7 @@ export function resolvePaging(q: PagingInput): Omit<ListingQuery, 'dealerIds' | 
     updatedSince: pick(q.updatedSince, q.updated_since),
     sort: q.sort ?? 'updatedAt',
     locationCode: pick(q.locationCode, q.location_code),
+    cursor: q.cursor,
   };
 }
 
