@@ -20,15 +20,31 @@ export function isValidReference(value: unknown): value is string {
     value.length <= 128 &&
     value === value.trim() &&
     // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-    !/[\u0000-\u001f\u007f-\u009f]/.test(value)
+    !/[\u0000-\u001f\u007f-\u009f]/.test(value) &&
+    // Fix (write tests): a bulk item's reference with an unpaired surrogate ("\ud800" in JSON) passed
+    // and then broke the jsonb batch parameter: a 500 instead of INVALID_REFERENCE.
+    isStorableText(value)
   );
 }
 export const referenceRule = REFERENCE_RULE;
+
+/**
+ * Text PostgreSQL can store. JSON may carry U+0000 and unpaired UTF-16 surrogates as escapes, but
+ * PostgreSQL text and jsonb reject both. Fix (write tests): such a string in any stored field (or in
+ * dealerLocationCode, used in a lookup) made the write fail with 500 SERVER_ERROR; it is now an
+ * ordinary validation failure of that field.
+ */
+export function isStorableText(value: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what must be refused
+  return !/\u0000|\p{Cs}/u.test(value);
+}
+const STORABLE_MESSAGE = 'must not contain U+0000 or unpaired surrogate characters';
 
 const text = (max: number) =>
   z
     .string({ error: 'must be a string' })
     .max(max, `must be at most ${max} characters`)
+    .refine(isStorableText, STORABLE_MESSAGE)
     .transform((v) => v.trim() || null)
     .nullable()
     .optional();
@@ -42,13 +58,20 @@ const int = (min: number, max: number) =>
     .nullable()
     .optional();
 
+// Fix (write tests): the 2-decimal check tolerates binary floating-point noise (0.1 + 0.2 is
+// 0.30000000000000004), but the value itself used to go to the database unrounded. So a price of
+// 1e-9 passed "> 0" and was stored as 0.00, and a noisy price differed from the stored numeric(12,2)
+// on every resend: outcome "updated" and a new updatedAt each time. The value is now rounded to the
+// cent first, and the bounds apply to what is stored.
+const toCents = (v: number) => Math.round(v * 100) / 100;
 const decimal = (min: number, max: number, exclusiveMin = false) =>
   z
     .number({ error: 'must be a number' })
+    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'must have at most 2 decimals')
+    .transform(toCents)
     .refine((v) => (exclusiveMin ? v > min : v >= min) && v <= max, {
       message: `must be ${exclusiveMin ? 'greater than' : 'at least'} ${min} and at most ${max}`,
     })
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'must have at most 2 decimals')
     .nullable()
     .optional();
 
@@ -78,6 +101,7 @@ const httpUrl = z
   .string({ error: 'must be a URL string' })
   .trim()
   .max(2048, 'must be at most 2048 characters')
+  .refine(isStorableText, STORABLE_MESSAGE)
   .refine((v) => {
     try {
       const url = new URL(v);
@@ -95,10 +119,21 @@ const feature = z.union([
     .trim()
     .min(1, 'must not be empty')
     .max(200, 'must be at most 200 characters')
+    .refine(isStorableText, STORABLE_MESSAGE)
     .transform((name) => ({ category: 'other', name })),
   z.object({
-    category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-    name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    category: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .refine(isStorableText, STORABLE_MESSAGE),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(200, 'must be at most 200 characters')
+      .refine(isStorableText, STORABLE_MESSAGE),
   }),
 ]);
 
@@ -165,13 +200,21 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     externalReference: z.unknown().optional(),
     external_reference: z.unknown().optional(),
     dealerProfileId: z.uuid({ error: 'must be a UUID' }).toLowerCase().nullable().optional(),
-    dealerLocationCode: z.string({ error: 'must be a string' }).trim().min(1).max(64).nullable().optional(),
+    dealerLocationCode: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1)
+      .max(64)
+      .refine(isStorableText, STORABLE_MESSAGE)
+      .nullable()
+      .optional(),
     status: enumField('status'),
     title: z
       .string({ error: 'is required and must be a string' })
       .trim()
       .min(1, 'must not be empty')
-      .max(200, 'must be at most 200 characters'),
+      .max(200, 'must be at most 200 characters')
+      .refine(isStorableText, STORABLE_MESSAGE),
     description: text(20_000),
     price: decimal(0, 10_000_000, true),
     currency: z

@@ -38,8 +38,11 @@ export interface Reply {
   text: string;
 }
 
-export async function bootApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-'));
+export async function bootApp(
+  env: Record<string, string> = {},
+  options: { dataDir?: string; keepData?: boolean } = {},
+): Promise<TestApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-'));
   const config = parseConfig({
     DATA_DIR: dataDir,
     PORT: '0',
@@ -97,7 +100,7 @@ export async function bootApp(env: Record<string, string> = {}): Promise<TestApp
     async close() {
       await running.close();
       await dispatcher.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

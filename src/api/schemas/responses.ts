@@ -24,6 +24,16 @@ export const paginationSchema = z.object({
   pageSize: z.number().int(),
   totalItems: z.number().int(),
   totalPages: z.number().int(),
+  nextCursor: z
+    .string()
+    .optional()
+    .describe(
+      'With sort=updatedAt: pass as cursor= to continue strictly after this page. Store the last one to resume later.',
+    ),
+  hasMore: z
+    .boolean()
+    .optional()
+    .describe('With sort=updatedAt: more listings can be fetched now with nextCursor.'),
 });
 
 /** Responses every partner route may give besides its success. */

@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inScope } from '../../../domain/access.js';
@@ -64,17 +65,31 @@ export function listingRoutes(services: Services): FastifyPluginAsync {
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const partner = request.partner!;
         const listing = await services.listings.get(request.params.id);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
         if (!listing || !inScope(partner.access, listing.dealerProfileId)) {
           throw notFound(`No listing ${request.params.id} in this API secret's access scope.`);
         }
+        // The ETag covers everything shown (the dealer's details too), so a 304 is never stale.
+        const etag = `"${createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 27)}"`;
+        reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+        if (matchesEtag(request.headers['if-none-match'], etag))
+          return (reply as FastifyReply).code(304).send(); // no body, so no schema
         return { data: listing, meta: { partner: partnerMeta(partner) } };
       },
     );
   };
+}
+
+/** If-None-Match: a list of (possibly weak) tags, or "*". */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
 }
 
 /** meta.filters: what the list was filtered by, every value resolved from its alias. */

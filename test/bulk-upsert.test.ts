@@ -1,0 +1,316 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bootApp, createTree, listingBody, type TestApp, type Tree } from './helpers/app.js';
+import {
+  allListings,
+  assertError,
+  bulk,
+  EXT,
+  getListing,
+  put,
+  ref,
+  sleep,
+  writer,
+} from './helpers/write-fixtures.js';
+
+let app: TestApp;
+let tree: Tree;
+let secret: string; // restricted to root A (the default dealer)
+
+before(async () => {
+  app = await bootApp();
+  tree = await createTree(app);
+  secret = (await writer(app, [tree.ids.A!])).secret;
+});
+after(() => app.close());
+
+const item = (externalReference: string, overrides: Record<string, unknown> = {}) =>
+  listingBody({ externalReference, ...overrides });
+
+/** Asserts 200 and the counts; returns `data`. */
+async function bulkOk(body: unknown, successCount: number, errorCount: number, query = ''): Promise<any> {
+  const reply = await bulk(app, secret, body, query);
+  assert.equal(reply.status, 200, reply.text);
+  const { data } = reply.body;
+  assert.deepEqual([data.successCount, data.errorCount], [successCount, errorCount], reply.text);
+  assert.equal(data.results.length, successCount);
+  assert.equal(data.errors.length, errorCount);
+  return data;
+}
+
+describe('POST /listings/bulk-upsert: request shape', () => {
+  test('a JSON array and {items: [...]} are both accepted', async () => {
+    const [a, b] = [ref('arr'), ref('obj')];
+    const asArray = await bulkOk([item(a)], 1, 0);
+    assert.deepEqual(
+      { ...asArray.results[0], listingId: 'x' },
+      {
+        index: 0,
+        externalReference: a,
+        listingId: 'x',
+        status: 'active',
+        created: true,
+        outcome: 'created',
+      },
+    );
+    const asObject = await bulkOk({ items: [item(b, { status: 'draft' })] }, 1, 0);
+    assert.equal(asObject.results[0].status, 'draft');
+    const got = await getListing(app, secret, asObject.results[0].listingId);
+    assert.deepEqual([got.externalReference, got.status, got.dealerProfileId], [b, 'draft', tree.ids.A]);
+  });
+
+  test('100 items are fine; 101 → 400 TOO_MANY_ITEMS', async () => {
+    const prefix = ref('hundred');
+    const items = Array.from({ length: 100 }, (_, i) => item(`${prefix}-${i}`, { mileage: i }));
+    const data = await bulkOk(items, 100, 0);
+    assert.deepEqual(
+      data.results.map((r: any) => [r.index, r.externalReference, r.created]),
+      items.map((it, i) => [i, it.externalReference, true]),
+    );
+    const tooMany = await bulk(app, secret, [...items, item(`${prefix}-100`)]);
+    assert.match(assertError(tooMany, 400, 'TOO_MANY_ITEMS').message, /100/);
+    assertError(await bulk(app, secret, { items: [...items, item('x')] }), 400, 'TOO_MANY_ITEMS');
+    // Nothing of the refused request was written.
+    const hundredth = (await allListings(app, secret)).filter((l) => l.externalReference === `${prefix}-100`);
+    assert.equal(hundredth.length, 0);
+  });
+
+  test('no items → 400 EMPTY_PAYLOAD; not JSON → INVALID_JSON; not a list → INVALID_BODY', async () => {
+    for (const body of [[], { items: [] }, {}])
+      assertError(await bulk(app, secret, body), 400, 'EMPTY_PAYLOAD');
+    assertError(await app.call('POST', `${EXT}/listings/bulk-upsert`, { secret }), 400, 'EMPTY_PAYLOAD');
+    const broken = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+      secret,
+      raw: '[{"externalReference": "x",}]',
+      headers: { 'content-type': 'application/json' },
+    });
+    assertError(broken, 400, 'INVALID_JSON');
+    for (const body of [null, 'items', 7, { items: 'x' }, { items: { a: 1 } }]) {
+      assertError(await bulk(app, secret, body), 400, 'INVALID_BODY');
+    }
+  });
+});
+
+describe('POST /listings/bulk-upsert: items', () => {
+  test('partial success: valid items are written, each failure is reported at its index', async () => {
+    const [ok1, invalid, forbidden, ok2, tooLong] = [
+      ref('ok'),
+      ref('inv'),
+      ref('forb'),
+      ref('ok'),
+      'L'.repeat(129),
+    ];
+    const items: unknown[] = [
+      item(ok1, { mileage: 1 }),
+      item(invalid, { title: '', price: -5, fuelType: 'coal' }),
+      listingBody({ title: 'no reference' }),
+      item(forbidden, { dealerProfileId: tree.ids.B }),
+      { ...listingBody({ mileage: 2 }), external_reference: ok2 },
+      item(tooLong),
+      'not an object',
+      item('\ud800'),
+    ];
+    const data = await bulkOk(items, 2, 6);
+    assert.deepEqual(
+      data.results.map((r: any) => [r.index, r.externalReference, r.status, r.created, r.outcome]),
+      [
+        [0, ok1, 'active', true, 'created'],
+        [4, ok2, 'active', true, 'created'],
+      ],
+    );
+    for (const [i, mileage] of [
+      [0, 1],
+      [1, 2],
+    ] as const) {
+      const got = await getListing(app, secret, data.results[i].listingId);
+      assert.deepEqual([got.externalReference, got.mileage], [data.results[i].externalReference, mileage]);
+    }
+    const [validation, noRef, scope, long, notObject, surrogate] = data.errors;
+    assert.deepEqual(
+      data.errors.map((e: any) => [e.index, e.code, e.status]),
+      [
+        [1, 'VALIDATION_FAILED', 422],
+        [2, 'INVALID_REFERENCE', 400],
+        [3, 'PROFILE_FORBIDDEN', 403],
+        [5, 'INVALID_REFERENCE', 400],
+        [6, 'INVALID_REFERENCE', 400],
+        [7, 'INVALID_REFERENCE', 400],
+      ],
+    );
+    assert.equal(validation.externalReference, invalid);
+    assert.deepEqual(validation.issues.map((i: any) => i.path).sort(), ['fuelType', 'price', 'title']);
+    for (const issue of validation.issues)
+      assert.deepEqual(Object.keys(issue).sort(), ['code', 'message', 'path']);
+    assert.ok(!('externalReference' in noRef) && !('issues' in noRef), JSON.stringify(noRef));
+    assert.equal(scope.externalReference, forbidden);
+    assert.equal(long.externalReference, tooLong);
+    assert.ok(!('externalReference' in notObject));
+    for (const e of data.errors) assert.equal(typeof e.message, 'string');
+    assert.ok(surrogate);
+  });
+
+  test('a reference repeated in one request: the last occurrence wins, earlier ones are superseded', async () => {
+    const [r, s] = [ref('dup'), ref('dup')];
+    const data = await bulkOk(
+      [item(r, { title: 'first' }), item(s), item(r, { title: 'middle' }), item(r, { title: 'last' })],
+      4,
+      0,
+    );
+    const [first, other, middle, last] = data.results;
+    assert.deepEqual(
+      [last.index, last.created, last.outcome, last.supersededBy],
+      [3, true, 'created', undefined],
+    );
+    for (const [earlier, index] of [
+      [first, 0],
+      [middle, 2],
+    ]) {
+      assert.deepEqual(
+        [earlier.index, earlier.externalReference, earlier.listingId, earlier.created],
+        [index, r, last.listingId, false],
+      );
+      assert.deepEqual([earlier.outcome, earlier.supersededBy], ['superseded', 3]);
+    }
+    assert.deepEqual([other.externalReference, other.outcome], [s, 'created']);
+    assert.equal((await getListing(app, secret, last.listingId)).title, 'last');
+  });
+
+  test('resending the same batch: every item unchanged, updatedAt kept', async () => {
+    const items = [item(ref('again'), { features: ['ABS'] }), item(ref('again'), { status: 'sold' })];
+    const first = await bulkOk(items, 2, 0);
+    const before = await Promise.all(first.results.map((r: any) => getListing(app, secret, r.listingId)));
+    await sleep(5);
+    const second = await bulkOk({ items }, 2, 0);
+    assert.deepEqual(
+      second.results.map((r: any) => [r.listingId, r.created, r.outcome]),
+      first.results.map((r: any) => [r.listingId, false, 'unchanged']),
+    );
+    const afterwards = await Promise.all(first.results.map((r: any) => getListing(app, secret, r.listingId)));
+    assert.deepEqual(afterwards, before);
+  });
+
+  test('dryRun=true answers the same and writes nothing', async () => {
+    const existing = ref('dry');
+    const [seeded] = (await bulkOk([item(existing)], 1, 0)).results;
+    const before = await getListing(app, secret, seeded.listingId);
+    const fresh = ref('dry');
+    const items = [item(existing, { title: 'changed' }), item(fresh), item(ref('dry'), { price: 0 })];
+    const reply = await bulk(app, secret, items, '?dryRun=true');
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.meta.dryRun, true);
+    const { results, errors } = reply.body.data;
+    assert.deepEqual(
+      results.map((r: any) => [r.index, r.outcome, r.created]),
+      [
+        [0, 'updated', false],
+        [1, 'created', true],
+      ],
+    );
+    assert.equal(results[0].listingId, seeded.listingId);
+    assert.deepEqual(
+      errors.map((e: any) => [e.index, e.code]),
+      [[2, 'VALIDATION_FAILED']],
+    );
+    assert.deepEqual(await getListing(app, secret, seeded.listingId), before);
+    assert.equal(await getListing(app, secret, results[1].listingId), undefined);
+    const real = await bulkOk(items.slice(0, 2), 2, 0);
+    assert.deepEqual(
+      real.results.map((r: any) => [r.outcome, r.created]),
+      [
+        ['updated', false],
+        ['created', true],
+      ],
+    );
+  });
+
+  test('dealer per item: code, id, default root; a listing whose dealer left the scope → 403', async () => {
+    const partner = await writer(app, [tree.ids.A!, tree.ids.B!]);
+    const [r1, r2, r3] = [ref('dl'), ref('dl'), ref('dl')];
+    const reply = await bulk(app, partner.secret, [
+      item(r1, { dealerLocationCode: tree.codes.B1!.toUpperCase() }),
+      item(r2, { dealerProfileId: tree.ids.A2 }),
+      item(r3),
+    ]);
+    assert.equal(reply.status, 200, reply.text);
+    const { results, errors } = reply.body.data;
+    assert.deepEqual(
+      results.map((r: any) => r.index),
+      [0, 1],
+    );
+    assert.deepEqual([errors[0].index, errors[0].code, errors[0].status], [2, 'VALIDATION_FAILED', 422]);
+    assert.equal(errors[0].issues[0].path, 'dealerProfileId');
+    assert.equal((await getListing(app, partner.secret, results[0].listingId)).dealerProfileId, tree.ids.B1);
+    await app.admin('PATCH', `/partners/${partner.id}`, {
+      access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
+    });
+    const narrowed = await bulk(app, partner.secret, [item(r1), item(r2, { mileage: 9 })]);
+    assert.equal(narrowed.status, 200, narrowed.text);
+    assert.deepEqual(
+      narrowed.body.data.errors.map((e: any) => [e.index, e.externalReference, e.code, e.status]),
+      [[0, r1, 'PROFILE_FORBIDDEN', 403]],
+    );
+    assert.deepEqual(
+      narrowed.body.data.results.map((r: any) => [r.index, r.outcome]),
+      [[1, 'updated']],
+    );
+  });
+});
+
+describe('concurrent writers', () => {
+  test('10 concurrent PUTs of one new reference: one creates, the rest update the same listing', async () => {
+    const partner = await writer(app, [tree.ids.A!]);
+    const r = ref('race');
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => put(app, partner.secret, r, listingBody())),
+    );
+    for (const reply of replies) assert.ok(reply.status === 200 || reply.status === 201, reply.text);
+    assert.deepEqual(
+      replies.map((reply) => reply.status).sort(),
+      [200, 200, 200, 200, 200, 200, 200, 200, 200, 201],
+    );
+    assert.equal(replies.filter((reply) => reply.body.data.created).length, 1);
+    const ids = new Set(replies.map((reply) => reply.body.data.listingId));
+    const listings = await allListings(app, partner.secret);
+    const mine = listings.filter((l) => l.externalReference === r);
+    assert.equal(mine.length, 1);
+    assert.deepEqual([...ids], [mine[0].id], 'every reply names the one listing that exists');
+  });
+
+  test('overlapping bulk upserts in different orders: all 200, each reference created once', async () => {
+    const partner = await writer(app, [tree.ids.A!]);
+    const prefix = ref('overlap');
+    const pool = Array.from({ length: 80 }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
+    // Four requests of 50 references each, overlapping, each in a different order.
+    const batches = [0, 10, 20, 30].map((start, n) => {
+      const refs = pool.slice(start, start + 50);
+      const ordered = n % 2 ? refs.reverse() : refs.sort(() => Math.random() - 0.5);
+      // Two pairs of requests send the same content: a lost race then ends "unchanged".
+      return ordered.map((r) => item(r, { mileage: n % 2 }));
+    });
+    const replies = await Promise.all(batches.map((items) => bulk(app, partner.secret, items)));
+    const idsByRef = new Map<string, Set<string>>();
+    let createdCount = 0;
+    for (const reply of replies) {
+      assert.equal(reply.status, 200, reply.text);
+      assert.deepEqual([reply.body.data.successCount, reply.body.data.errorCount], [50, 0], reply.text);
+      for (const result of reply.body.data.results) {
+        if (result.created) createdCount++;
+        const ids = idsByRef.get(result.externalReference) ?? new Set();
+        idsByRef.set(result.externalReference, ids.add(result.listingId));
+      }
+    }
+    assert.equal(createdCount, pool.length);
+    const listings = (await allListings(app, partner.secret)).filter((l) =>
+      l.externalReference.startsWith(prefix),
+    );
+    assert.equal(listings.length, pool.length);
+    assert.deepEqual(listings.map((l) => l.externalReference).sort(), [...pool].sort());
+    for (const listing of listings) {
+      assert.deepEqual(
+        [...idsByRef.get(listing.externalReference)!],
+        [listing.id],
+        listing.externalReference,
+      );
+    }
+  });
+});

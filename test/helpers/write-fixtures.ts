@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { ALL_SCOPES, createPartner, type Reply, type TestApp, unique } from './app.js';
+
+/** Shared helpers for the write-side tests (PUT, bulk upsert, status, DELETE, properties). */
+
+export const EXT = '/api/external/v1';
+export const WRITE_SCOPES = ['read:listings', 'write:listings'];
+export { ALL_SCOPES };
+
+/** The enumerations exactly as decisions.md ("Writing") lists them: the contract, not the code. */
+export const SPEC_ENUMS: Record<string, string[]> = {
+  status: ['active', 'pending', 'sold', 'draft'],
+  fuelType: [
+    'petrol',
+    'diesel',
+    'electric',
+    'hybrid',
+    'plugin_hybrid',
+    'lpg',
+    'cng',
+    'hydrogen',
+    'ethanol',
+    'other',
+  ],
+  transmission: ['manual', 'automatic', 'semi_automatic'],
+  bodyType: [
+    'sedan',
+    'hatchback',
+    'station_wagon',
+    'suv',
+    'coupe',
+    'convertible',
+    'mpv',
+    'pickup',
+    'van',
+    'other',
+  ],
+  driveType: ['fwd', 'rwd', 'awd'],
+  vehicleType: ['margin', 'vat_deductible'],
+  emissionClass: [
+    'euro1',
+    'euro2',
+    'euro3',
+    'euro4',
+    'euro5',
+    'euro6',
+    'euro6c',
+    'euro6d_temp',
+    'euro6d',
+    'euro7',
+  ],
+  co2Type: ['wltp', 'nedc'],
+  paintType: ['solid', 'metallic', 'pearl', 'matte'],
+  interiorMaterial: ['cloth', 'leather', 'partial_leather', 'alcantara', 'velour', 'other'],
+  conditionTags: [
+    'new',
+    'used',
+    'demo',
+    'pre_registered',
+    'accident_free',
+    'damaged',
+    'non_running',
+    'oldtimer',
+  ],
+};
+
+/** A reference unique across test files sharing one database. */
+export const ref = (prefix = 'ref') => unique(prefix);
+
+/** A partner with read and write scope on these roots (or global access). */
+export async function writer(
+  app: TestApp,
+  roots: string[] | 'global',
+): Promise<{ id: string; secret: string }> {
+  return createPartner(
+    app,
+    roots === 'global' ? { global: true, scopes: WRITE_SCOPES } : { roots, scopes: WRITE_SCOPES },
+  );
+}
+
+/** PUT /listings/{ref}; the reference is percent-encoded unless `rawRef` is set. */
+export function put(
+  app: TestApp,
+  secret: string,
+  reference: string,
+  body: unknown,
+  options: { query?: string; rawRef?: boolean } = {},
+): Promise<Reply> {
+  const path = options.rawRef ? reference : encodeURIComponent(reference);
+  return app.call('PUT', `${EXT}/listings/${path}${options.query ?? ''}`, { secret, body });
+}
+
+/** PUT that must succeed with the given status; returns `data` of the reply. */
+export async function putOk(
+  app: TestApp,
+  secret: string,
+  reference: string,
+  body: unknown,
+  status: 200 | 201,
+): Promise<any> {
+  const reply = await put(app, secret, reference, body);
+  assert.equal(reply.status, status, `PUT ${reference} → ${reply.status} ${reply.text}`);
+  return reply.body.data;
+}
+
+export function setStatus(app: TestApp, secret: string, reference: string, body: unknown): Promise<Reply> {
+  return app.call('POST', `${EXT}/listings/${encodeURIComponent(reference)}/status`, { secret, body });
+}
+
+export function remove(app: TestApp, secret: string, reference: string): Promise<Reply> {
+  return app.call('DELETE', `${EXT}/listings/${encodeURIComponent(reference)}`, { secret });
+}
+
+export function bulk(app: TestApp, secret: string, body: unknown, query = ''): Promise<Reply> {
+  return app.call('POST', `${EXT}/listings/bulk-upsert${query}`, { secret, body });
+}
+
+/** GET /listings/{id}: the listing's `data`, or undefined on 404. */
+export async function getListing(app: TestApp, secret: string, id: string): Promise<any> {
+  const reply = await app.call('GET', `${EXT}/listings/${id}`, { secret });
+  if (reply.status === 404) return undefined;
+  assert.equal(reply.status, 200, reply.text);
+  return reply.body.data;
+}
+
+/** Every listing (any status) the partner can see, following pages. */
+export async function allListings(app: TestApp, secret: string): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; ; page++) {
+    const reply = await app.call('GET', `${EXT}/listings?status=all&pageSize=200&page=${page}`, { secret });
+    assert.equal(reply.status, 200, reply.text);
+    out.push(...reply.body.data);
+    if (page >= reply.body.pagination.totalPages) return out;
+  }
+}
+
+/** Asserts an error envelope with this status and code; returns the error object. */
+export function assertError(reply: Reply, status: number, code: string): any {
+  assert.equal(reply.status, status, `expected ${status} ${code}, got ${reply.status} ${reply.text}`);
+  assert.equal(reply.body?.error?.code, code, reply.text);
+  assert.equal(typeof reply.body.error.message, 'string');
+  assert.equal(typeof reply.body.error.requestId, 'string');
+  assert.equal(reply.body.data, undefined);
+  return reply.body.error;
+}
+
+/** Asserts 422 VALIDATION_FAILED and returns the sorted, distinct top-level paths of its issues. */
+export function validationPaths(reply: Reply): string[] {
+  const error = assertError(reply, 422, 'VALIDATION_FAILED');
+  assert.ok(Array.isArray(error.issues) && error.issues.length > 0, reply.text);
+  for (const issue of error.issues) {
+    assert.equal(typeof issue.path, 'string');
+    assert.equal(typeof issue.message, 'string');
+    assert.equal(typeof issue.code, 'string');
+  }
+  return [...new Set<string>(error.issues.map((i: { path: string }) => i.path))].sort();
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

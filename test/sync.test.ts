@@ -1,0 +1,339 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  bootApp,
+  createPartner,
+  createTree,
+  listingBody,
+  type TestApp,
+  type Tree,
+  unique,
+} from './helpers/app.js';
+
+// A short write limit keeps the commit horizon (twice the limit) short enough for tests.
+const WRITE_TX_TIMEOUT_MS = 300;
+const HORIZON_MS = 2 * WRITE_TX_TIMEOUT_MS;
+
+interface Synced {
+  updatedAt: string;
+  status: string;
+  price: number | null;
+  title: string;
+}
+
+/** A partner's sync loop: follow nextCursor while hasMore, keep the latest state of each listing. */
+async function follow(
+  app: TestApp,
+  secret: string,
+  query: string,
+  cursor: string | undefined,
+  copy: Map<string, Synced>,
+) {
+  let next = cursor;
+  let pages = 0;
+  for (;;) {
+    const reply = await app.call(
+      'GET',
+      `/api/external/v1/listings?${query}${next ? `&cursor=${encodeURIComponent(next)}` : ''}`,
+      { secret },
+    );
+    assert.equal(reply.status, 200, reply.text);
+    pages++;
+    for (const l of reply.body.data) {
+      const known = copy.get(l.id);
+      if (!known || known.updatedAt <= l.updatedAt)
+        copy.set(l.id, { updatedAt: l.updatedAt, status: l.status, price: l.price, title: l.title });
+    }
+    assert.ok(reply.body.pagination.nextCursor, 'every updatedAt-sorted page carries a cursor');
+    next = reply.body.pagination.nextCursor;
+    if (!reply.body.pagination.hasMore) return { cursor: next as string, pages };
+  }
+}
+
+describe('incremental sync with cursors', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let writer: { id: string; secret: string };
+
+  before(async () => {
+    app = await bootApp({ WRITE_TX_TIMEOUT_MS: String(WRITE_TX_TIMEOUT_MS) }, { keepData: true });
+    tree = await createTree(app);
+    writer = await createPartner(app, {
+      roots: [tree.ids.A1!],
+      scopes: ['read:listings', 'read:locations', 'write:listings'],
+    });
+  });
+  after(() => app.close());
+
+  test('following cursors returns every listing once settled, in order, and resumes from the stored cursor', async () => {
+    const refs = Array.from({ length: 7 }, (_, i) => `S-${i}`);
+    const bulk = await app.call('POST', '/api/external/v1/listings/bulk-upsert', {
+      secret: writer.secret,
+      body: refs.map((r, i) => ({ externalReference: r, ...listingBody({ price: 1000 + i }) })),
+    });
+    assert.equal(bulk.body.data.successCount, 7);
+    await sleep(HORIZON_MS + 100);
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const reply = await app.call(
+        'GET',
+        `/api/external/v1/listings?pageSize=3${cursor ? `&cursor=${cursor}` : ''}`,
+        { secret: writer.secret },
+      );
+      assert.equal(reply.status, 200);
+      seen.push(...reply.body.data.map((l: { externalReference: string }) => l.externalReference));
+      cursor = reply.body.pagination.nextCursor;
+      if (!reply.body.pagination.hasMore) break;
+    }
+    // One bulk write gives all seven the same updatedAt: the id breaks the tie, nothing repeats.
+    assert.deepEqual([...seen].sort(), [...refs].sort());
+    assert.equal(new Set(seen).size, 7);
+
+    // The last page's cursor resumes later: only what changed since comes back.
+    const put = await app.call('PUT', '/api/external/v1/listings/S-3', {
+      secret: writer.secret,
+      body: listingBody({ price: 4242 }),
+    });
+    assert.equal(put.status, 200);
+    await sleep(HORIZON_MS + 100);
+    const resumed = await app.call('GET', `/api/external/v1/listings?pageSize=3&cursor=${cursor}`, {
+      secret: writer.secret,
+    });
+    assert.deepEqual(
+      resumed.body.data.map((l: { externalReference: string; price: number }) => [
+        l.externalReference,
+        l.price,
+      ]),
+      [['S-3', 4242]],
+    );
+    assert.equal(resumed.body.pagination.hasMore, false);
+  });
+
+  test('a listing newer than the horizon is shown but the cursor does not pass it', async () => {
+    const slow = await bootApp({ WRITE_TX_TIMEOUT_MS: '5000' });
+    try {
+      const t = await createTree(slow);
+      const w = await createPartner(slow, { roots: [t.ids.B!], scopes: ['read:listings', 'write:listings'] });
+      await slow.call('PUT', '/api/external/v1/listings/FRESH', { secret: w.secret, body: listingBody() });
+      const first = await slow.call('GET', '/api/external/v1/listings', { secret: w.secret });
+      assert.equal(first.body.data.length, 1);
+      assert.equal(first.body.pagination.hasMore, false);
+      const again = await slow.call(
+        'GET',
+        `/api/external/v1/listings?cursor=${first.body.pagination.nextCursor}`,
+        { secret: w.secret },
+      );
+      assert.deepEqual(
+        again.body.data.map((l: { externalReference: string }) => l.externalReference),
+        ['FRESH'],
+        'still unsettled: shown again after the same cursor',
+      );
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('a forged, corrupted or mismatched cursor is 400 INVALID_QUERY, never a 500', async () => {
+    const page = await app.call('GET', '/api/external/v1/listings?pageSize=1', { secret: writer.secret });
+    const cursor: string = page.body.pagination.nextCursor;
+    const [body, mac] = cursor.split('.');
+    const forgedBody = Buffer.from(
+      JSON.stringify({
+        v: 1,
+        p: ['1970-01-01T00:00:00.000000Z', '00000000-0000-4000-8000-000000000000'],
+        f: 'x',
+      }),
+    ).toString('base64url');
+    for (const bad of [
+      `${forgedBody}.${mac}`,
+      `${body}.${'A'.repeat(32)}`,
+      'garbage',
+      `${body}`,
+      `${body}.${mac}.x`,
+      '',
+    ]) {
+      const reply = await app.call('GET', `/api/external/v1/listings?cursor=${encodeURIComponent(bad)}`, {
+        secret: writer.secret,
+      });
+      if (bad === '') continue; // an empty cursor is no cursor
+      assert.equal(reply.status, 400, `cursor ${bad}`);
+      assert.equal(reply.body.error.code, 'INVALID_QUERY');
+    }
+    const otherFilter = await app.call('GET', `/api/external/v1/listings?status=all&cursor=${cursor}`, {
+      secret: writer.secret,
+    });
+    assert.equal(otherFilter.status, 400);
+    assert.match(otherFilter.body.error.message, /other filters/);
+    const otherSort = await app.call('GET', `/api/external/v1/listings?sort=-price&cursor=${cursor}`, {
+      secret: writer.secret,
+    });
+    assert.equal(otherSort.status, 400);
+  });
+
+  test('a cursor stays valid across a restart of the service', async () => {
+    const page = await app.call('GET', '/api/external/v1/listings?pageSize=2', { secret: writer.secret });
+    const cursor = page.body.pagination.nextCursor;
+    const before = await app.call('GET', `/api/external/v1/listings?pageSize=2&cursor=${cursor}`, {
+      secret: writer.secret,
+    });
+    const dataDir = app.dataDir;
+    await app.running.close();
+    app = await bootApp({ WRITE_TX_TIMEOUT_MS: String(WRITE_TX_TIMEOUT_MS) }, { dataDir, keepData: true });
+    const afterRestart = await app.call('GET', `/api/external/v1/listings?pageSize=2&cursor=${cursor}`, {
+      secret: writer.secret,
+    });
+    assert.equal(afterRestart.status, 200);
+    assert.deepEqual(
+      afterRestart.body.data.map((l: { id: string }) => l.id),
+      before.body.data.map((l: { id: string }) => l.id),
+    );
+  });
+
+  test('ETag on GET /listings/{id}: If-None-Match answers 304 while unchanged, 200 after a change', async () => {
+    const put = await app.call('PUT', '/api/external/v1/listings/ETAG-1', {
+      secret: writer.secret,
+      body: listingBody(),
+    });
+    const id = put.body.data.listingId;
+    const first = await app.call('GET', `/api/external/v1/listings/${id}`, { secret: writer.secret });
+    const etag = String(first.headers.etag);
+    assert.match(etag, /^"[\w-]+"$/);
+    const same = await app.call('GET', `/api/external/v1/listings/${id}`, {
+      secret: writer.secret,
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(same.status, 304);
+    assert.equal(same.text, '');
+    await app.call('POST', '/api/external/v1/listings/ETAG-1/status', {
+      secret: writer.secret,
+      body: { status: 'sold' },
+    });
+    const changed = await app.call('GET', `/api/external/v1/listings/${id}`, {
+      secret: writer.secret,
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.etag, etag);
+  });
+
+  test('concurrent writers: a reader following cursors ends with exactly the database state', async () => {
+    const t = await createTree(app);
+    const partner = await createPartner(app, {
+      roots: [t.ids.B!],
+      scopes: ['read:listings', 'write:listings'],
+    });
+    const refs = Array.from({ length: 40 }, (_, i) => unique(`C${i}`));
+    const query = 'status=all&pageSize=5';
+    const copy = new Map<string, Synced>();
+    let stop = false;
+    let writes = 0;
+    const pick = () => refs[Math.floor(Math.random() * refs.length)]!;
+    // Under this deliberately tiny write limit a write queued behind the slow writers' row locks may
+    // run out of time: that is the documented 503 (nothing applied, retry), not a failure.
+    const assertWritten = (r: { status: number; text: string; body: { error?: { code: string } } }) => {
+      if (r.status === 503) assert.equal(r.body.error?.code, 'SERVICE_UNAVAILABLE', r.text);
+      else assert.ok(r.status < 300, r.text);
+    };
+
+    const singleWriter = async () => {
+      while (!stop) {
+        const r = await app.call('PUT', `/api/external/v1/listings/${pick()}`, {
+          secret: partner.secret,
+          body: listingBody({ price: 1000 + Math.floor(Math.random() * 9000), title: `t${Math.random()}` }),
+        });
+        assertWritten(r);
+        writes++;
+      }
+    };
+    const bulkWriter = async () => {
+      while (!stop) {
+        const items = Array.from({ length: 10 }, () => ({
+          externalReference: pick(),
+          ...listingBody({ price: 500 + Math.floor(Math.random() * 500) }),
+        }));
+        const r = await app.call('POST', '/api/external/v1/listings/bulk-upsert', {
+          secret: partner.secret,
+          body: items,
+        });
+        assertWritten(r);
+        writes++;
+      }
+    };
+    const statusWriter = async () => {
+      while (!stop) {
+        const r = await app.call('POST', `/api/external/v1/listings/${pick()}/status`, {
+          secret: partner.secret,
+          body: { status: ['active', 'pending', 'sold', 'draft'][Math.floor(Math.random() * 4)] },
+        });
+        if (r.status !== 404 && r.status !== 422) assertWritten(r);
+        writes++;
+      }
+    };
+    // A writer whose transaction commits late, out of updatedAt order: what pages and naive
+    // high-water marks miss. It stays within the service's write limit, as every write must.
+    const slowWriter = async () => {
+      if (app.running.services.db.kind !== 'postgres') return; // PGlite runs one transaction at a time
+      while (!stop) {
+        await app.running.services.db.transaction(async (tx) => {
+          await tx.query(
+            'SlowTouch',
+            `UPDATE listings SET price = price + 1, updated_at = now() WHERE partner_id = $1 AND external_reference = $2 AND price IS NOT NULL`,
+            [partner.id, pick()],
+          );
+          await sleep(WRITE_TX_TIMEOUT_MS / 2);
+        });
+        writes++;
+      }
+    };
+    let cursor: string | undefined;
+    const reader = async () => {
+      while (!stop) {
+        cursor = (await follow(app, partner.secret, query, cursor, copy)).cursor;
+      }
+    };
+    // The first failure stops everyone and is rethrown once all have stopped (no stray rejections).
+    const failures: unknown[] = [];
+    const run = (task: () => Promise<void>) =>
+      task().catch((error) => {
+        failures.push(error);
+        stop = true;
+      });
+    const running = [
+      singleWriter,
+      singleWriter,
+      bulkWriter,
+      statusWriter,
+      slowWriter,
+      slowWriter,
+      reader,
+    ].map(run);
+    await sleep(4000);
+    stop = true;
+    await Promise.all(running);
+    if (failures.length > 0) throw failures[0];
+    await sleep(HORIZON_MS + 200);
+    await follow(app, partner.secret, query, cursor, copy);
+
+    const truth = await app.running.services.db.query<{
+      id: string;
+      status: string;
+      price: number | null;
+      title: string;
+      updated_at: Date;
+    }>('SyncTruth', 'SELECT id, status, price, title, updated_at FROM listings WHERE partner_id = $1', [
+      partner.id,
+    ]);
+    assert.ok(writes > 20, `only ${writes} writes happened`);
+    assert.equal(copy.size, truth.length, 'the copy has every listing');
+    for (const row of truth) {
+      assert.deepEqual(
+        copy.get(row.id),
+        { updatedAt: row.updated_at.toISOString(), status: row.status, price: row.price, title: row.title },
+        `listing ${row.id}`,
+      );
+    }
+  });
+});
