@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config.js';
 import { createPartner } from '../src/domain/partners.js';
+import { createLogger } from '../src/runtime.js';
 import { createServices } from '../src/services.js';
 import { openDb } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
@@ -35,6 +36,7 @@ const services = createServices(config, db, {
   adminToken: 'x'.repeat(32),
   cursorKey: 'unused',
   publicOrigin: 'https://localhost:8443',
+  logger: createLogger(config),
 });
 const started = Date.now();
 const run = `b${Date.now().toString(36)}`;

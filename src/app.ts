@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { adminRoutes } from './api/admin/v1/index.js';
 import { externalRoutes } from './api/external/v1/index.js';
+import { healthRoutes } from './api/health/index.js';
 import { ProblemError } from './domain/errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
@@ -24,6 +25,11 @@ export interface AppOptions {
 export type App = FastifyInstance & {
   /** The request handler, for plain-HTTP connections that a trusted proxy forwards. */
   plainHandler: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Starts a graceful shutdown: requests already running finish; new ones on open connections get
+   * 503 SERVICE_UNAVAILABLE with Connection: close, and /readyz fails so balancers stop sending.
+   */
+  startDraining(): void;
 };
 
 /** Builds the whole service as one Fastify app; server.ts starts it, tests build the very same. */
@@ -38,7 +44,8 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
-    return503OnClosing: true,
+    // Draining is ours (see startDraining): Fastify's own 503 body is not our error envelope.
+    return503OnClosing: false,
     // References may be 128 characters, percent-encoded up to three times that.
     routerOptions: { maxParamLength: 1024 },
     serverFactory: (fastifyHandler) => {
@@ -70,8 +77,15 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
     }
   });
 
+  let draining = false;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (draining) {
+      reply.header('Connection', 'close');
+      if (request.url !== '/healthz') {
+        throw new ProblemError(503, 'SERVICE_UNAVAILABLE', 'The service is restarting; retry shortly.');
+      }
+    }
     // Behind a TLS-terminating proxy, the connection to us is plain; the proxy says what the client used.
     const socket = request.raw.socket as { encrypted?: boolean };
     if (!socket.encrypted) {
@@ -83,26 +97,44 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
     }
   });
 
+  const { metrics } = services;
   app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw path: unknown paths must not create a metric series each.
+    const route = request.routeOptions.url ?? 'unmatched';
+    const status = reply.statusCode;
     request.log.info(
       {
         partnerId: request.partner?.id,
         method: request.method,
-        route: request.routeOptions.url ?? 'unknown',
-        status: reply.statusCode,
+        route,
+        status,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
       },
       'request',
     );
+    const labels = { method: request.method, route, status };
+    metrics.requests.inc(labels);
+    metrics.duration.observe(labels, reply.elapsedTime / 1000);
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    // Connections finishing a request while draining close after it, so shutdown is not held
+    // up by clients keeping connections alive.
+    if (draining) reply.header('Connection', 'close');
   });
 
   registerErrorHandling(app as unknown as FastifyInstance);
   registerMethodNotAllowed(app as unknown as FastifyInstance);
+  await app.register(healthRoutes(services, () => draining));
   await app.register(externalRoutes(services), { prefix: '/api/external/v1' });
   await app.register(adminRoutes(services), { prefix: '/api/admin/v1' });
   await app.ready();
   if (!handler) throw new Error('Fastify did not call serverFactory');
-  return Object.assign(app as unknown as FastifyInstance, { plainHandler: handler });
+  return Object.assign(app as unknown as FastifyInstance, {
+    plainHandler: handler,
+    startDraining: () => {
+      draining = true;
+    },
+  });
 }
 
 export function httpsRequired(): ProblemError {

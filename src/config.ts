@@ -47,7 +47,14 @@ const schema = z.object({
     .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, 'must be a comma-separated list of host names')).min(1)),
   PUBLIC_LISTING_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
-  REDIS_URL: optionalString,
+  AUTH_FAILURE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(20),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+      .optional(),
+  ),
+  REDIS_TIMEOUT_MS: int(10, 10_000).default(250),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Limits. The defaults of Node, Fastify and PostgreSQL leave several of these unbounded.
   STATEMENT_TIMEOUT_MS: int(100, 600_000).default(10_000),

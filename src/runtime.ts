@@ -80,6 +80,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     const services = createServices(config, db, {
       adminToken,
       cursorKey,
+      logger,
       publicOrigin: `https://${host}:${config.PORT}`,
     });
     const app = await buildApp({ services, tls, logger });
@@ -104,11 +105,12 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       port,
       close() {
         closing ??= (async () => {
-          // Fastify first: it answers requests arriving on open connections with 503 and
-          // Connection: close while in-flight ones finish; then the listener drains.
-          const appClosed = app.close();
+          // Requests on open connections now get 503 + Connection: close; running ones finish;
+          // the listener stops accepting and resolves once every connection is gone.
+          app.startDraining();
           await listener.shutdown();
-          await appClosed;
+          await app.close();
+          await services.counter.close();
           await db.close();
         })();
         return closing;

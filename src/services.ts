@@ -1,6 +1,11 @@
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { cursorCodec } from './domain/cursor.js';
 import { listingBodySchema } from './domain/listing-input.js';
+import { createMetrics } from './http/metrics.js';
+import { rateLimits } from './http/rate-limit.js';
+import { memoryCounter } from './ratelimit/counter.js';
+import { redisCounter } from './ratelimit/redis-counter.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
 import { listingReadStore } from './store/listings-read.js';
@@ -15,8 +20,17 @@ import { partnerStore } from './store/partners.js';
 export function createServices(
   config: Config,
   db: Db,
-  options: { adminToken: string; publicOrigin: string; cursorKey: string },
+  options: { adminToken: string; publicOrigin: string; cursorKey: string; logger: Logger },
 ) {
+  const metrics = createMetrics(() => db.poolStats?.());
+  const counter = config.REDIS_URL
+    ? redisCounter({
+        url: config.REDIS_URL,
+        logger: options.logger,
+        commandTimeoutMs: config.REDIS_TIMEOUT_MS,
+        onFallback: () => metrics.rateLimitFallbacks.inc(),
+      })
+    : memoryCounter();
   const listingBaseUrl = (config.PUBLIC_LISTING_BASE_URL ?? `${options.publicOrigin}/listings`).replace(
     /\/+$/,
     '',
@@ -27,6 +41,15 @@ export function createServices(
     adminToken: options.adminToken,
     listingBaseUrl,
     now: () => new Date(),
+    metrics,
+    /** Rate-limit counts: closed with the service. */
+    counter,
+    rateLimits: rateLimits({
+      counter,
+      metrics,
+      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      authFailuresPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
+    }),
     cursors: cursorCodec(options.cursorKey),
     /** How far behind the clock sync cursors stay: no open write transaction can land before it. */
     horizonMs: config.WRITE_TX_TIMEOUT_MS * 2,

@@ -16,12 +16,26 @@ declare module 'fastify' {
 
 const unauthorized = (message: string) => new ProblemError(401, 'UNAUTHORIZED', message);
 
+type FailureReason = 'missing' | 'malformed' | 'unknown';
+
+/** A 401 of partner authentication, with the reason kept for metrics and the audit log. */
+class AuthFailure extends ProblemError {
+  constructor(
+    readonly reason: FailureReason,
+    message: string,
+  ) {
+    super(401, 'UNAUTHORIZED', message);
+  }
+}
+
+const authFailure = (reason: FailureReason, message: string) => new AuthFailure(reason, message);
+
 /** The secret from `Authorization: Bearer …`, else from `X-API-Key`. */
 function presentedSecret(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.trim() !== '') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-    if (!match) throw unauthorized('The Authorization header must be "Bearer <API secret>".');
+    if (!match) throw authFailure('malformed', 'The Authorization header must be "Bearer <API secret>".');
     return match[1];
   }
   const key = request.headers['x-api-key'];
@@ -36,17 +50,37 @@ export function partnerAuth(services: Services) {
   // lastUsedAt is kept to the minute; remembering our last write spares a write per request.
   const lastTouched = new Map<string, number>();
 
-  return async function authenticate(request: FastifyRequest): Promise<void> {
+  /** Finds the partner a request's secret belongs to, or throws 401 saying why. */
+  async function identify(request: FastifyRequest) {
     const secret = presentedSecret(request);
     if (!secret) {
-      throw unauthorized(
+      throw authFailure(
+        'missing',
         'An API secret is required: send "Authorization: Bearer <secret>" or "X-API-Key: <secret>".',
       );
     }
     // A malformed secret (wrong prefix, length or checksum) is rejected before any lookup.
-    if (!isWellFormedSecret(secret)) throw unauthorized('The API secret is invalid.');
+    if (!isWellFormedSecret(secret)) throw authFailure('malformed', 'The API secret is invalid.');
     const record = await services.partners.findBySecretHash(hashSecret(secret));
-    if (!record) throw unauthorized('The API secret is invalid, rotated or disabled.');
+    if (!record) throw authFailure('unknown', 'The API secret is invalid, rotated or disabled.');
+    return record;
+  }
+
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { rateLimits, metrics } = services;
+    // An address that keeps failing is refused before its secret is even looked at.
+    rateLimits.assertNotBlocked(request.ip);
+    let record: Awaited<ReturnType<typeof identify>>;
+    try {
+      record = await identify(request);
+    } catch (error) {
+      if (error instanceof AuthFailure) {
+        metrics.authFailures.inc({ reason: error.reason });
+        await rateLimits.authFailed(request.ip);
+      }
+      throw error;
+    }
+    await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
 
     const needed = request.routeOptions.config.scope;
     if (needed && !record.scopes.includes(needed)) {

@@ -18,6 +18,8 @@ export interface Db extends Queryable {
    * back instead (TransactionTimeoutError): sync cursors rely on writes being bounded in time.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Connection-pool figures for metrics (PostgreSQL only). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Checks that the database answers; throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

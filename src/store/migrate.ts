@@ -5,6 +5,9 @@ import type { Db } from './db.js';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
+/** The advisory lock every instance takes to migrate: one applies, the others wait and find it done. */
+const MIGRATION_LOCK = 7270412;
+
 export interface Migration {
   version: number;
   name: string;
@@ -27,18 +30,23 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * level advisory lock makes concurrent starts of several instances take turns instead of racing.
  */
 export async function migrate(db: Db, migrations = loadMigrations()): Promise<string[]> {
-  await db.query(
-    'CreateMigrationsTable',
-    `CREATE TABLE IF NOT EXISTS schema_migrations (
-       version integer PRIMARY KEY,
-       name text NOT NULL,
-       applied_at timestamptz NOT NULL DEFAULT now()
-     )`,
-  );
+  // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create the
+  // table and one then fails on a unique violation in the catalog.
+  await db.transaction(async (tx) => {
+    await tx.query('LockMigrations', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await tx.query(
+      'CreateMigrationsTable',
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version integer PRIMARY KEY,
+         name text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+  });
   const applied: string[] = [];
   for (const migration of migrations) {
     const done = await db.transaction(async (tx) => {
-      await tx.query('LockMigrations', 'SELECT pg_advisory_xact_lock(7270412)');
+      await tx.query('LockMigrations', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
       const rows = await tx.query('FindMigration', 'SELECT 1 FROM schema_migrations WHERE version = $1', [
         migration.version,
       ]);

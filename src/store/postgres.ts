@@ -79,6 +79,7 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
         client.release(broken);
       }
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       await root.query('Ping', 'SELECT 1');
     },

@@ -49,6 +49,10 @@ export async function bootApp(
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PUBLIC_LISTING_BASE_URL: 'https://cars.example/listings',
+    // Suites make thousands of requests, many with bad secrets on purpose, from one address;
+    // test/rate-limits.test.ts sets real limits.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...env,
   });

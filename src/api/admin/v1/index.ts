@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../../http/auth.js';
 import type { Services } from '../../../services.js';
 import { dealerAdminRoutes } from './dealers.js';
+import { metricsAdminRoutes } from './metrics.js';
 import { partnerAdminRoutes } from './partners.js';
 
 /** The operator API, /api/admin/v1, behind ADMIN_TOKEN. */
@@ -10,5 +11,6 @@ export function adminRoutes(services: Services): FastifyPluginAsync {
     app.addHook('onRequest', adminAuth(services.adminToken));
     await app.register(dealerAdminRoutes(services));
     await app.register(partnerAdminRoutes(services));
+    await app.register(metricsAdminRoutes(services));
   };
 }

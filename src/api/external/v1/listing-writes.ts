@@ -135,6 +135,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
           return { index, body, reference: record.externalReference ?? record.external_reference };
         });
         const { results, errors } = await upsertListings(services, partner, raw, { dryRun });
+        if (!dryRun) countBulkOutcomes(services, results, errors.length);
         return {
           data: { successCount: results.length, errorCount: errors.length, results, errors },
           meta: { partner: partnerMeta(partner), ...(dryRun ? { dryRun } : {}) },
@@ -200,6 +201,12 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
       },
     );
   };
+}
+
+function countBulkOutcomes(services: Services, results: { outcome: string }[], failed: number): void {
+  const { bulkItems } = services.metrics;
+  for (const result of results) bulkItems.inc({ outcome: result.outcome });
+  if (failed) bulkItems.inc({ outcome: 'failed' }, failed);
 }
 
 /** The bulk body: a JSON array of listings, or {items: [...]}. */

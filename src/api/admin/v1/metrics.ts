@@ -1,0 +1,23 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../../services.js';
+
+/** Prometheus text exposition, for a scraper holding the admin token (bearer_token in its config). */
+export function metricsAdminRoutes(services: Services): FastifyPluginAsync {
+  return async (app) => {
+    app.get(
+      '/metrics',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary: 'Prometheus metrics: requests, latency, database pool, rate limits, bulk outcomes',
+          produces: ['text/plain'],
+        },
+      },
+      async (_request, reply) => {
+        const { registry } = services.metrics;
+        reply.header('Content-Type', registry.contentType).header('Cache-Control', 'no-store');
+        return registry.metrics();
+      },
+    );
+  };
+}

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ProblemError } from '../../domain/errors.js';
+import type { Services } from '../../services.js';
+import { pendingMigrations } from '../../store/migrate.js';
+import { errorResponse } from '../schemas/responses.js';
+
+const ok = z.object({ status: z.literal('ok') });
+
+/**
+ * Probes for load balancers and orchestrators: unauthenticated, cheap, never rate limited.
+ * /healthz says the process answers (restart it if not); /readyz says it should get traffic.
+ */
+export function healthRoutes(services: Services, isDraining: () => boolean): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+    const notReady = (why: string) => new ProblemError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${why}.`);
+
+    app.get(
+      '/healthz',
+      { schema: { tags: ['Health'], summary: 'Liveness: the process is up', response: { 200: ok } } },
+      async (_request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        return { status: 'ok' as const };
+      },
+    );
+
+    app.get(
+      '/readyz',
+      {
+        schema: {
+          tags: ['Health'],
+          summary: 'Readiness: database reachable, migrations applied, not shutting down',
+          response: { 200: ok.extend({ database: z.string() }), 503: errorResponse },
+        },
+      },
+      async (_request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        // A draining instance says so first, so the balancer stops sending before it closes.
+        if (isDraining()) throw notReady('shutting down');
+        let pending: string[];
+        try {
+          pending = await pendingMigrations(services.db);
+        } catch {
+          throw notReady('the database is unreachable');
+        }
+        if (pending.length) throw notReady(`migrations not applied: ${pending.join(', ')}`);
+        return { status: 'ok' as const, database: services.db.kind };
+      },
+    );
+  };
+}

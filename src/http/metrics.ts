@@ -1,0 +1,71 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (one per app, so tests can boot several
+ * apps in one process). Served on the admin API only: partners never see them.
+ */
+export function createMetrics(poolStats: () => PoolStats | undefined) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'forecourt_' });
+  const labels = ['method', 'route', 'status'] as const;
+  return {
+    registry,
+    requests: new Counter({
+      name: 'forecourt_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status code',
+      labelNames: labels,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'forecourt_http_request_duration_seconds',
+      help: 'Time from request received to response sent, by method, route pattern and status code',
+      labelNames: labels,
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'forecourt_rate_limit_rejections_total',
+      help: 'Requests refused with 429: kind "partner" (per-partner limit) or "auth_failures" (per client address)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    rateLimitFallbacks: new Counter({
+      name: 'forecourt_rate_limit_store_fallbacks_total',
+      help: 'Rate-limit hits counted in process because Redis was unreachable or slow',
+      registers: [registry],
+    }),
+    authFailures: new Counter({
+      name: 'forecourt_auth_failures_total',
+      help: 'Partner requests refused with 401, by reason',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    bulkItems: new Counter({
+      name: 'forecourt_bulk_items_total',
+      help: 'Bulk-upsert items by outcome (created, updated, unchanged, failed); dry runs excluded',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    pool: new Gauge({
+      name: 'forecourt_db_pool_connections',
+      help: 'PostgreSQL pool connections by state (total, idle, waiting = requests queued for one)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const stats = poolStats();
+        if (!stats) return;
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,88 @@
+import type { FastifyReply } from 'fastify';
+import { ProblemError } from '../domain/errors.js';
+import type { WindowCounter } from '../ratelimit/counter.js';
+import type { Metrics } from './metrics.js';
+
+const MINUTE = 60_000;
+
+export interface RateLimitOptions {
+  counter: WindowCounter;
+  metrics: Metrics;
+  /** Requests a minute for a partner without its own limit (RATE_LIMIT_PER_MINUTE). */
+  defaultPerMinute: number;
+  /** Failed authentications a minute allowed from one client address (AUTH_FAILURE_LIMIT_PER_MINUTE). */
+  authFailuresPerMinute: number;
+  now?: () => number;
+}
+
+function rateLimited(retryAfterS: number, message: string): ProblemError {
+  const problem = new ProblemError(429, 'RATE_LIMITED', message);
+  problem.headers['Retry-After'] = String(retryAfterS);
+  return problem;
+}
+
+const secondsUntil = (resetAt: number, now: number) => Math.max(1, Math.ceil((resetAt - now) / 1000));
+
+/**
+ * The two limits of the partner API. Per partner: every authenticated request counts once (a bulk
+ * upsert of 100 listings too), and every response carries RateLimit-* headers. Per client address:
+ * failed authentications, so nobody can probe secrets or load the database with guesses.
+ */
+export function rateLimits(options: RateLimitOptions) {
+  const now = options.now ?? Date.now;
+  // Addresses over their failure budget, until when. Kept in process so a blocked address costs
+  // no Redis round trip; the count that decides a block is still shared through the counter.
+  const blocked = new Map<string, number>();
+
+  return {
+    /** Counts one request of a partner; sets the headers; throws 429 past the limit. */
+    async partner(partnerId: string, perMinute: number | null, reply: FastifyReply): Promise<void> {
+      const limit = perMinute ?? options.defaultPerMinute;
+      const at = now();
+      const { count, resetAt } = await options.counter.hit(`partner:${partnerId}`, MINUTE, at);
+      const resetS = secondsUntil(resetAt, at);
+      reply.header('RateLimit-Limit', String(limit));
+      reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
+      reply.header('RateLimit-Reset', String(resetS));
+      if (count > limit) {
+        options.metrics.rateLimited.inc({ kind: 'partner' });
+        throw rateLimited(
+          resetS,
+          `Rate limit of ${limit} requests a minute exceeded for this partner; retry after ${resetS} s.`,
+        );
+      }
+    },
+
+    /** Throws 429 while `address` is over its failed-authentication budget. */
+    assertNotBlocked(address: string): void {
+      const until = blocked.get(address);
+      if (until === undefined) return;
+      const at = now();
+      if (until <= at) {
+        blocked.delete(address);
+        return;
+      }
+      options.metrics.rateLimited.inc({ kind: 'auth_failures' });
+      const retryS = secondsUntil(until, at);
+      throw rateLimited(
+        retryS,
+        `Too many failed authentication attempts from this address; retry after ${retryS} s with a valid API secret.`,
+      );
+    },
+
+    /** Records a failed authentication from `address`; the next request may then be blocked. */
+    async authFailed(address: string): Promise<void> {
+      const at = now();
+      const { count, resetAt } = await options.counter.hit(`authfail:${address}`, MINUTE, at);
+      if (count >= options.authFailuresPerMinute) {
+        blocked.set(address, resetAt);
+        // Bounded: a flood from many addresses must not grow this map without end.
+        if (blocked.size > 100_000) {
+          for (const [key, until] of blocked) if (until <= at) blocked.delete(key);
+        }
+      }
+    },
+  };
+}
+
+export type RateLimits = ReturnType<typeof rateLimits>;

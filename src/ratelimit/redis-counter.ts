@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { createClient } from 'redis';
+import { memoryCounter, type WindowCounter, windowStart } from './counter.js';
+
+export interface RedisCounterOptions {
+  url: string;
+  logger: Logger;
+  /** A Redis round trip slower than this counts as an outage for that request. */
+  commandTimeoutMs: number;
+  /** Called each time a hit fell back to the in-process counter. */
+  onFallback?: () => void;
+}
+
+/**
+ * Counts shared by every instance through Redis: one round trip per hit (INCR and PEXPIRE in one
+ * MULTI). When Redis is unreachable or slow, the hit is counted in this process instead: limits
+ * then hold per instance rather than across instances, and a Redis outage never fails a request
+ * or holds it longer than commandTimeoutMs. (Failing closed would turn a cache outage into a full
+ * API outage; failing fully open would drop protection exactly when something is already wrong.)
+ */
+export function redisCounter(options: RedisCounterOptions): WindowCounter {
+  const { logger } = options;
+  const local = memoryCounter();
+  let lastWarning = 0;
+  const client = createClient({
+    url: options.url,
+    // Commands are rejected at once while disconnected instead of queueing behind a reconnect.
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs },
+    socket: {
+      connectTimeout: 2_000,
+      // Keep trying in the background, at most every 2 s, for as long as the service runs.
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
+    },
+  });
+  client.on('error', (error: Error) =>
+    warn('Redis unavailable: rate limits are per instance until it returns', error),
+  );
+  client.on('ready', () => logger.info('Redis connected: rate limits are shared across instances'));
+  client.connect().catch(() => {
+    // The reconnect strategy keeps trying; 'error' has already been logged.
+  });
+
+  function warn(message: string, error: unknown) {
+    const now = Date.now();
+    if (now - lastWarning < 30_000) return;
+    lastWarning = now;
+    logger.warn({ err: { message: (error as Error)?.message } }, message);
+  }
+
+  return {
+    async hit(key, windowMs, now) {
+      const start = windowStart(now, windowMs);
+      const redisKey = `forecourt:rl:${key}:${windowMs}:${start}`;
+      try {
+        if (!client.isReady) throw new Error('not connected');
+        const [count] = (await client
+          .multi()
+          .incr(redisKey)
+          .pExpire(redisKey, windowMs + 5_000)
+          .exec()) as unknown as [number, number];
+        return { count: Number(count), resetAt: start + windowMs };
+      } catch (error) {
+        options.onFallback?.();
+        warn('Redis unavailable: rate limits are per instance until it returns', error);
+        return local.hit(key, windowMs, now);
+      }
+    },
+    async close() {
+      await local.close();
+      // Nothing to flush: counts expire by themselves. destroy() also stops a pending reconnect.
+      if (client.isOpen) client.destroy();
+    },
+  };
+}
