@@ -9,6 +9,7 @@ import { externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
 import { ProblemError } from './domain/errors.js';
 import { registerErrorHandling } from './http/errors.js';
+import { checkingInterval } from './http/listener.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { requestIdFor } from './http/request-id.js';
 import type { TlsMaterial } from './http/tls.js';
@@ -50,7 +51,17 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
     routerOptions: { maxParamLength: 1024 },
     serverFactory: (fastifyHandler) => {
       handler = fastifyHandler;
-      return https.createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, fastifyHandler);
+      return https.createServer(
+        {
+          key: tls.key,
+          cert: tls.cert,
+          minVersion: 'TLSv1.2',
+          // How often Node checks for clients past the header and request timeouts; its default
+          // (30 s) would let a slow client hold a connection three times HEADERS_TIMEOUT_MS.
+          connectionsCheckingInterval: checkingInterval(config.HEADERS_TIMEOUT_MS),
+        },
+        fastifyHandler,
+      );
     },
   }).withTypeProvider<ZodTypeProvider>();
 

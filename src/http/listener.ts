@@ -5,6 +5,9 @@ import net from 'node:net';
 /** The first byte of a TLS ClientHello record (content type "handshake"). */
 const TLS_HANDSHAKE = 0x16;
 
+/** How often Node looks for connections past their timeouts (its default is every 30 s). */
+export const checkingInterval = (headersTimeoutMs: number) => Math.min(1_000, headersTimeoutMs / 4);
+
 export interface Limits {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -22,7 +25,10 @@ export function createDualListener(
   plainHandler: (req: IncomingMessage, res: ServerResponse) => void,
   limits: Limits,
 ): DualListener {
-  const plain = createHttpServer(plainHandler);
+  const plain = createHttpServer(
+    { connectionsCheckingInterval: checkingInterval(limits.headersTimeoutMs) },
+    plainHandler,
+  );
   for (const server of [https, plain]) {
     server.headersTimeout = limits.headersTimeoutMs;
     server.requestTimeout = limits.requestTimeoutMs;
