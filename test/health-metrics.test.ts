@@ -138,4 +138,22 @@ describe('health, metrics, limits against slow clients', () => {
     assert.ok(closed);
     assert.ok(performance.now() - started < 3_000);
   });
+
+  test('draining (shutdown begun): requests get 503 SERVICE_UNAVAILABLE in the error envelope, /readyz fails, /healthz answers', async () => {
+    const draining = await bootApp();
+    try {
+      draining.running.app.startDraining();
+      for (const path of ['/api/external/v1/listings', '/readyz']) {
+        const reply = await draining.call('GET', path);
+        assert.equal(reply.status, 503, path);
+        assert.equal(reply.body.error.code, 'SERVICE_UNAVAILABLE');
+        assert.ok(reply.body.error.requestId);
+        assert.equal(reply.headers.connection, 'close');
+        assert.ok(reply.headers['retry-after']);
+      }
+      assert.equal((await draining.call('GET', '/healthz')).status, 200);
+    } finally {
+      await draining.close();
+    }
+  });
 });

@@ -106,7 +106,7 @@ describe('rate limits, in memory (one instance)', () => {
     const writer = await createPartner(app, { roots, scopes: ['read:listings', 'write:listings'] });
     await freshWindow();
     const items = Array.from({ length: 100 }, () =>
-      listingBody({ externalReference: unique('bulk'), dealerId: roots[0] }),
+      listingBody({ externalReference: unique('bulk'), dealerProfileId: roots[0] }),
     );
     const bulk = await app.call('POST', '/api/external/v1/listings/bulk-upsert', {
       secret: writer.secret,

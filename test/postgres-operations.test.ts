@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { request } from 'undici';
+import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
+import {
+  freshDatabase,
+  lockTable,
+  postgresServer,
+  run,
+  skipWithoutPostgres,
+  waitForLockWaiter,
+} from './helpers/postgres.js';
+import { type ServiceProcess, spawnService } from './helpers/service-process.js';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: skipWithoutPostgres }, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+
+  before(async () => {
+    database = await freshDatabase();
+  });
+  after(async () => {
+    if (!postgresServer.isRunning()) postgresServer.start();
+    await database.drop();
+  });
+
+  async function appWith(
+    env: Record<string, string>,
+  ): Promise<{ app: TestApp; secret: string; dealerId: string }> {
+    const app = await bootApp({ DATABASE_URL: database.url, ...env });
+    const tree = await createTree(app);
+    const { secret } = await createPartner(app, {
+      roots: [tree.ids.A!],
+      scopes: ['read:listings', 'read:locations', 'write:listings'],
+    });
+    return { app, secret, dealerId: tree.ids.A! };
+  }
+
+  test('a query past STATEMENT_TIMEOUT_MS gets a clean 503 with Retry-After, not a hang', async () => {
+    const { app, secret } = await appWith({ STATEMENT_TIMEOUT_MS: '300' });
+    const lock = await lockTable(database.url, 'listings');
+    try {
+      const started = performance.now();
+      const reply = await app.call('GET', '/api/external/v1/listings', { secret });
+      const elapsed = performance.now() - started;
+      assert.equal(reply.status, 503, reply.text);
+      assert.equal(reply.body.error.code, 'SERVICE_UNAVAILABLE');
+      assert.equal(reply.headers['retry-after'], '5');
+      assert.ok(elapsed < 2_000, `answered after ${Math.round(elapsed)} ms`);
+    } finally {
+      await lock.release();
+    }
+    assert.equal((await app.call('GET', '/api/external/v1/listings', { secret })).status, 200);
+    await app.close();
+  });
+
+  test('a request waiting longer than DB_CONNECT_TIMEOUT_MS for a pool connection gets 503', async () => {
+    const { app, secret } = await appWith({
+      DB_POOL_SIZE: '1',
+      DB_CONNECT_TIMEOUT_MS: '200',
+      STATEMENT_TIMEOUT_MS: '5000',
+    });
+    const lock = await lockTable(database.url, 'listings');
+    let blocked: Promise<{ status: number }> | undefined;
+    try {
+      // The write transaction holds the one connection, waiting on the lock; the next request
+      // cannot get a connection.
+      blocked = app.call('PUT', `/api/external/v1/listings/${unique('pool')}`, {
+        secret,
+        body: listingBody(),
+      });
+      await waitForLockWaiter(database.url);
+      const started = performance.now();
+      const reply = await app.call('GET', '/api/external/v1/locations', { secret });
+      assert.equal(reply.status, 503, reply.text);
+      assert.equal(reply.body.error.code, 'SERVICE_UNAVAILABLE');
+      assert.ok(performance.now() - started < 1_500);
+    } finally {
+      await lock.release();
+    }
+    assert.equal((await blocked!).status, 201, 'the waiting write completes once the lock is gone');
+    await app.close();
+  });
+
+  test('PostgreSQL stopped: quick 503s with Retry-After, the process stays up, and recovers by itself', async () => {
+    const { app, secret } = await appWith({});
+    try {
+      assert.equal((await app.call('GET', '/api/external/v1/listings', { secret })).status, 200);
+      postgresServer.stop('fast');
+      try {
+        for (const path of ['/api/external/v1/listings', '/api/external/v1/locations']) {
+          const started = performance.now();
+          const reply = await app.call('GET', path, { secret });
+          assert.equal(reply.status, 503, `${path}: ${reply.text}`);
+          assert.equal(reply.body.error.code, 'SERVICE_UNAVAILABLE');
+          assert.ok(reply.headers['retry-after']);
+          assert.ok(performance.now() - started < 2_000, 'fails fast');
+        }
+        const write = await app.call('PUT', `/api/external/v1/listings/${unique('out')}`, {
+          secret,
+          body: listingBody(),
+        });
+        assert.equal(write.status, 503);
+        // A malformed secret is refused without a database lookup, so even now it is a 401.
+        assert.equal(
+          (await app.call('GET', '/api/external/v1/listings', { secret: 'fc_short' })).status,
+          401,
+        );
+        assert.equal((await app.call('GET', '/readyz')).status, 503);
+        assert.equal((await app.call('GET', '/healthz')).status, 200);
+      } finally {
+        postgresServer.start();
+      }
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = (await app.call('GET', '/api/external/v1/listings', { secret })).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(status, 200, 'recovered without a restart');
+      assert.equal((await app.call('GET', '/readyz')).status, 200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('service processes', () => {
+    const processes: ServiceProcess[] = [];
+    after(async () => {
+      await Promise.all(processes.map((p) => p.stop()));
+    });
+
+    async function call(
+      service: ServiceProcess,
+      method: string,
+      path: string,
+      options: { secret?: string; body?: unknown; admin?: boolean } = {},
+    ) {
+      const headers: Record<string, string> = {};
+      if (options.secret) headers.authorization = `Bearer ${options.secret}`;
+      if (options.admin) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await request(`${service.url}${path}`, {
+        method: method as 'GET',
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        dispatcher: service.dispatcher,
+      });
+      const text = await res.body.text();
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        body: text ? JSON.parse(text) : undefined,
+        text,
+      };
+    }
+
+    test('two instances start at once on a new database: one applies the migrations; one Redis, one rate limit', async () => {
+      const fresh = await freshDatabase();
+      try {
+        const env = { DATABASE_URL: fresh.url, ADMIN_TOKEN, REDIS_URL: 'redis://127.0.0.1:6379' };
+        const [a, b] = await Promise.all([spawnService(env), spawnService(env)]);
+        processes.push(a!, b!);
+        const appliedBy = [a!, b!].filter((p) => p.logs.some((l) => l.msg === 'applied migrations'));
+        assert.equal(appliedBy.length, 1, 'exactly one instance applies the migrations');
+        const { rows } = await run(
+          fresh.url,
+          'SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version',
+        );
+        assert.ok(rows.length >= 2);
+        assert.ok(rows.every((r) => r.n === 1));
+
+        const dealer = await call(a!, 'POST', '/api/admin/v1/dealers', {
+          admin: true,
+          body: { locationCode: unique('LB') },
+        });
+        assert.equal(dealer.status, 201, dealer.text);
+        const partner = await call(b!, 'POST', '/api/admin/v1/partners', {
+          admin: true,
+          body: { name: 'two-instance partner', access: { scope: 'global' }, rateLimitPerMinute: 6 },
+        });
+        const secret = partner.body.data.secret as string;
+        // Keep the sequence inside one minute window.
+        const into = (Date.now() % 60_000) / 1000;
+        if (into > 50) await new Promise((r) => setTimeout(r, (60 - into + 0.2) * 1000));
+        const statuses: number[] = [];
+        for (let i = 0; i < 8; i++) {
+          statuses.push((await call(i % 2 ? b! : a!, 'GET', '/api/external/v1/listings', { secret })).status);
+        }
+        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+      } finally {
+        await Promise.all(processes.splice(0).map((p) => p.stop()));
+        await fresh.drop();
+      }
+    });
+
+    test('SIGTERM: new connections refused, the bulk upsert in flight completes and is answered, clean exit', async () => {
+      const service = await spawnService({ DATABASE_URL: database.url, ADMIN_TOKEN });
+      processes.push(service);
+      const dealer = await call(service, 'POST', '/api/admin/v1/dealers', {
+        admin: true,
+        body: { locationCode: unique('SD') },
+      });
+      const partner = await call(service, 'POST', '/api/admin/v1/partners', {
+        admin: true,
+        body: { name: 'shutdown', scopes: ['read:listings', 'write:listings'], access: { scope: 'global' } },
+      });
+      const secret = partner.body.data.secret as string;
+      const refs = Array.from({ length: 100 }, () => unique('sd'));
+      const lock = await lockTable(database.url, 'listings', 'SHARE');
+      let inFlight: ReturnType<typeof call> | undefined;
+      try {
+        inFlight = call(service, 'POST', '/api/external/v1/listings/bulk-upsert', {
+          secret,
+          body: refs.map((externalReference) =>
+            listingBody({ externalReference, dealerProfileId: dealer.body.data.id }),
+          ),
+        });
+        await waitForLockWaiter(database.url);
+        service.child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 300));
+        await assert.rejects(
+          request(`${service.url}/healthz`, {
+            dispatcher: new (await import('undici')).Agent({ connect: { rejectUnauthorized: false } }),
+          }),
+          'a new connection is refused while draining',
+        );
+        assert.equal(service.child.exitCode, null, 'still running while a request is in flight');
+      } finally {
+        await lock.release();
+      }
+      const reply = await inFlight!;
+      assert.equal(reply.status, 200, reply.text);
+      assert.equal(reply.body.data.successCount, 100);
+      assert.equal(await service.exited, 0);
+      assert.ok(service.logs.some((l) => l.msg === 'stopped'));
+      const { rows } = await run(
+        database.url,
+        'SELECT count(*)::int AS n FROM listings WHERE external_reference = ANY($1)',
+        [refs],
+      );
+      assert.equal(rows[0].n, 100);
+    });
+
+    test('a second signal during shutdown exits at once', async () => {
+      const service = await spawnService({
+        DATABASE_URL: database.url,
+        ADMIN_TOKEN,
+        SHUTDOWN_TIMEOUT_MS: '60000',
+      });
+      processes.push(service);
+      const partner = await call(service, 'POST', '/api/admin/v1/partners', {
+        admin: true,
+        body: { name: 'second-signal', access: { scope: 'global' } },
+      });
+      const lock = await lockTable(database.url, 'listings');
+      try {
+        const stuck = call(service, 'GET', '/api/external/v1/listings', {
+          secret: partner.body.data.secret,
+        }).catch(() => undefined);
+        await waitForLockWaiter(database.url);
+        service.child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 200));
+        assert.equal(service.child.exitCode, null, 'the first signal waits for the request');
+        const started = performance.now();
+        service.child.kill('SIGTERM');
+        assert.equal(await service.exited, 1);
+        assert.ok(performance.now() - started < 2_000);
+        await stuck;
+      } finally {
+        await lock.release();
+      }
+    });
+  });
+});
