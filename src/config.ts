@@ -31,6 +31,13 @@ const schema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
       .optional(),
   ),
+  // Read-only partner endpoints (listings, location counts) may use a replica; see docs/operations.md.
+  DATABASE_READ_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
+  ),
   TLS_CERT_FILE: optionalString,
   TLS_KEY_FILE: optionalString,
   TRUST_PROXY: flag.default(false),
@@ -82,6 +89,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (result.data.DATABASE_READ_URL && !result.data.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  DATABASE_READ_URL needs DATABASE_URL (a replica of it)');
   }
   if (Boolean(result.data.TLS_CERT_FILE) !== Boolean(result.data.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');

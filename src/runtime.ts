@@ -55,13 +55,16 @@ export interface Running {
 
 /** Opens the database, migrates, builds the app and listens: everything `forecourt serve` does. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
-  const db = await openDb({
-    databaseUrl: config.DATABASE_URL,
+  const dbOptions = {
     dataDir: config.DATA_DIR,
     statementTimeoutMs: config.STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
     poolSize: config.DB_POOL_SIZE,
-  });
+  };
+  const db = await openDb({ ...dbOptions, databaseUrl: config.DATABASE_URL });
+  const readDb = config.DATABASE_READ_URL
+    ? await openDb({ ...dbOptions, databaseUrl: config.DATABASE_READ_URL })
+    : undefined;
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
@@ -81,6 +84,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       adminToken,
       cursorKey,
       logger,
+      readDb,
       publicOrigin: `https://${host}:${config.PORT}`,
     });
     const app = await buildApp({ services, tls, logger });
@@ -111,12 +115,14 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
           await listener.shutdown();
           await app.close();
           await services.counter.close();
+          await readDb?.close();
           await db.close();
         })();
         return closing;
       },
     };
   } catch (error) {
+    await readDb?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }

@@ -20,8 +20,16 @@ import { partnerStore } from './store/partners.js';
 export function createServices(
   config: Config,
   db: Db,
-  options: { adminToken: string; publicOrigin: string; cursorKey: string; logger: Logger },
+  options: {
+    adminToken: string;
+    publicOrigin: string;
+    cursorKey: string;
+    logger: Logger;
+    /** Where read-only partner queries go (a replica); the primary when unset. */
+    readDb?: Db;
+  },
 ) {
+  const readDb = options.readDb ?? db;
   const metrics = createMetrics(() => db.poolStats?.());
   const counter = config.REDIS_URL
     ? redisCounter({
@@ -38,6 +46,7 @@ export function createServices(
   return {
     config,
     db,
+    readDb,
     adminToken: options.adminToken,
     listingBaseUrl,
     now: () => new Date(),
@@ -55,10 +64,10 @@ export function createServices(
     horizonMs: config.WRITE_TX_TIMEOUT_MS * 2,
     dealers: dealerStore(db),
     partners: partnerStore(db),
-    listings: listingReadStore(db, listingBaseUrl),
+    listings: listingReadStore(readDb, listingBaseUrl),
     listingWrites: listingWriteStore(db),
     listingSchema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
-    locationStats: locationStatsStore(db),
+    locationStats: locationStatsStore(readDb),
   };
 }
 

@@ -124,6 +124,42 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
     }
   });
 
+  test('DATABASE_READ_URL: listing reads go to the replica, writes and auth to the primary', async () => {
+    // A "replica" that never receives anything: a second database with the schema only.
+    const replica = await freshDatabase();
+    try {
+      await (await bootApp({ DATABASE_URL: replica.url })).close();
+      const { app, secret } = await appWith({ DATABASE_READ_URL: replica.url });
+      try {
+        const put = await app.call('PUT', `/api/external/v1/listings/${unique('rr')}`, {
+          secret,
+          body: listingBody(),
+        });
+        assert.equal(put.status, 201, put.text);
+        const list = await app.call('GET', '/api/external/v1/listings', { secret });
+        assert.equal(list.status, 200);
+        assert.equal(
+          list.body.pagination.totalItems,
+          0,
+          'read from the replica, which has not seen the write',
+        );
+        assert.equal(
+          (await app.call('GET', `/api/external/v1/listings/${put.body.data.listingId}`, { secret })).status,
+          404,
+        );
+        assert.equal((await app.call('GET', '/readyz')).status, 200);
+        await replica.drop();
+        const notReady = await app.call('GET', '/readyz');
+        assert.equal(notReady.status, 503);
+        assert.match(notReady.body.error.message, /read replica/);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await replica.drop();
+    }
+  });
+
   describe('service processes', () => {
     const processes: ServiceProcess[] = [];
     after(async () => {

@@ -52,6 +52,15 @@ function where(filter: ListingFilter, params: unknown[], after?: Position | null
   return clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
 }
 
+/**
+ * The instant up to which this database has seen every commit: now() on the primary; on a
+ * streaming replica (DATABASE_READ_URL), the commit time of the last transaction it replayed, so
+ * replication lag can never let a cursor pass a write the replica has not received yet.
+ */
+const VISIBLE_UNTIL = `(CASE WHEN pg_is_in_recovery()
+    THEN least(now(), coalesce(pg_last_xact_replay_timestamp(), '-infinity'::timestamptz))
+    ELSE now() END)`;
+
 export function listingReadStore(db: Queryable, listingBaseUrl: string) {
   return {
     /**
@@ -77,7 +86,7 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string) {
         `WITH page AS (
            SELECT l.id,
                   to_char(l.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS pos_ts,
-                  l.updated_at < now() - make_interval(secs => $${n}::float8) AS settled
+                  l.updated_at < ${VISIBLE_UNTIL} - make_interval(secs => $${n}::float8) AS settled
            FROM listings l ${clause}
            ORDER BY ${SORT_SQL[sort]} LIMIT $${n - 2} OFFSET $${n - 1}
          )

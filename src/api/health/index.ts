@@ -45,6 +45,11 @@ export function healthRoutes(services: Services, isDraining: () => boolean): Fas
         } catch {
           throw notReady('the database is unreachable');
         }
+        if (services.readDb !== services.db) {
+          await services.readDb.ping().catch(() => {
+            throw notReady('the read replica (DATABASE_READ_URL) is unreachable');
+          });
+        }
         if (pending.length) throw notReady(`migrations not applied: ${pending.join(', ')}`);
         return { status: 'ok' as const, database: services.db.kind };
       },
