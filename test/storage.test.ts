@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -75,4 +75,36 @@ test('a bad configuration value stops start-up with a message naming the variabl
   });
   assert.equal(child.status, 1);
   assert.match(child.stderr, /PORT/);
+});
+
+test('backup of the embedded database: a copy of DATA_DIR taken after a graceful stop opens with every listing', {
+  skip: process.env.DATABASE_URL ? 'embedded database only' : false,
+}, async () => {
+  const { bootApp, createPartner, createTree, listingBody, unique } = await import('./helpers/app.js');
+  const app = await bootApp({}, { keepData: true });
+  const tree = await createTree(app);
+  const partner = await createPartner(app, {
+    roots: [tree.ids.A!],
+    scopes: ['read:listings', 'write:listings'],
+  });
+  const reference = unique('backup');
+  const put = await app.call('PUT', `/api/external/v1/listings/${reference}`, {
+    secret: partner.secret,
+    body: listingBody({ title: 'Backed up' }),
+  });
+  assert.equal(put.status, 201);
+  await app.close();
+  const copy = mkdtempSync(path.join(os.tmpdir(), 'fc-backup-'));
+  cpSync(app.dataDir, copy, { recursive: true });
+  rmSync(app.dataDir, { recursive: true, force: true });
+  const restored = await bootApp({}, { dataDir: copy });
+  try {
+    const got = await restored.call('GET', `/api/external/v1/listings/${put.body.data.listingId}`, {
+      secret: partner.secret,
+    });
+    assert.equal(got.status, 200);
+    assert.equal(got.body.data.title, 'Backed up');
+  } finally {
+    await restored.close();
+  }
 });
