@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { request } from 'undici';
+import { spawnService } from './helpers/service-process.js';
+
+const ADMIN_TOKEN = 'log-test-admin-token-0123456789';
+
+test('one JSON line per request with request id, partner, route, status and duration; never a secret', async () => {
+  const service = await spawnService({
+    ADMIN_TOKEN,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  });
+  try {
+    const call = async (path: string, headers: Record<string, string>, body?: unknown) => {
+      const res = await request(`${service.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: service.dispatcher,
+      });
+      return {
+        status: res.statusCode,
+        id: res.headers['x-request-id'],
+        body: (await res.body.json()) as any,
+      };
+    };
+    const created = await call(
+      '/api/admin/v1/partners',
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      { name: 'log test', access: { scope: 'global' } },
+    );
+    assert.equal(created.status, 201);
+    const secret = created.body.data.secret as string;
+    const ok = await call('/api/external/v1/listings?pageSize=1', { authorization: `Bearer ${secret}` });
+    assert.equal(ok.status, 200);
+    const viaKey = await call('/api/external/v1/listings', { 'x-api-key': secret });
+    assert.equal(viaKey.status, 200);
+    const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    assert.equal((await call('/api/external/v1/listings', { authorization: `Bearer ${wrong}` })).status, 401);
+    await new Promise((r) => setTimeout(r, 200));
+
+    const line = service.logs.find((l) => l.msg === 'request' && l.reqId === ok.id);
+    assert.ok(line, 'a request line carrying the X-Request-Id');
+    assert.equal(line.partnerId, created.body.data.id);
+    assert.equal(line.route, '/api/external/v1/listings');
+    assert.equal(line.method, 'GET');
+    assert.equal(line.status, 200);
+    assert.equal(typeof line.durationMs, 'number');
+    assert.equal(
+      service.logs.filter((l) => l.msg === 'request' && l.reqId === ok.id).length,
+      1,
+      'exactly one line',
+    );
+
+    const everything = JSON.stringify(service.logs);
+    for (const value of [secret, wrong, ADMIN_TOKEN, secret.slice(3, 30)]) {
+      assert.ok(!everything.includes(value), 'no secret, or part of one, in any log line');
+    }
+  } finally {
+    await service.stop();
+  }
+});
