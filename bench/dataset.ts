@@ -9,6 +9,7 @@ import { parseConfig } from '../src/config.js';
 import { createPartner } from '../src/domain/partners.js';
 import { createLogger } from '../src/runtime.js';
 import { createServices } from '../src/services.js';
+import { localContext } from '../src/store/audit.js';
 import { openDb } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 
@@ -66,20 +67,28 @@ await db.query(
    FROM generate_series(1, $2) s`,
   [run, locations - Math.round(locations * 0.75)],
 );
-const writer = await createPartner(services, {
-  name: `${run} feed`,
-  scopes: ['read:listings', 'read:locations', 'write:listings'],
-  access: { scope: 'global' },
-});
+const writer = await createPartner(
+  services,
+  {
+    name: `${run} feed`,
+    scopes: ['read:listings', 'read:locations', 'write:listings'],
+    access: { scope: 'global' },
+  },
+  localContext('bench'),
+);
 const group1 = (
   await db.query<{ id: string }>('G1', `SELECT id FROM dealer_profiles WHERE location_code = $1`, [
     `${run}-G1`,
   ])
 )[0]!.id;
-const restricted = await createPartner(services, {
-  name: `${run} group 1`,
-  access: { scope: 'restricted', rootProfileIds: [group1] },
-});
+const restricted = await createPartner(
+  services,
+  {
+    name: `${run} group 1`,
+    access: { scope: 'restricted', rootProfileIds: [group1] },
+  },
+  localContext('bench'),
+);
 
 const BATCH = 50_000;
 for (let offset = 0; offset < listings; offset += BATCH) {

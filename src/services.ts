@@ -6,6 +6,7 @@ import { createMetrics } from './http/metrics.js';
 import { rateLimits } from './http/rate-limit.js';
 import { memoryCounter } from './ratelimit/counter.js';
 import { redisCounter } from './ratelimit/redis-counter.js';
+import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
 import { listingReadStore } from './store/listings-read.js';
@@ -62,6 +63,7 @@ export function createServices(
     cursors: cursorCodec(options.cursorKey),
     /** How far behind the clock sync cursors stay: no open write transaction can land before it. */
     horizonMs: config.WRITE_TX_TIMEOUT_MS * 2,
+    audit: auditStore(db),
     dealers: dealerStore(db),
     partners: partnerStore(db),
     listings: listingReadStore(readDb, listingBaseUrl),

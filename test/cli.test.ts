@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { runAdminCommand } from '../src/cli/admin-commands.js';
+import { type AdminGroup, runAdminCommand } from '../src/cli/admin-commands.js';
 import { parseConfig } from '../src/config.js';
 import { createLogger, type Running, start } from '../src/runtime.js';
 
@@ -33,11 +33,7 @@ after(async () => {
 });
 
 /** Runs a command as `forecourt` would, capturing its output. */
-async function capture(
-  group: 'dealers' | 'partners',
-  args: string[],
-  env: Record<string, string | undefined>,
-) {
+async function capture(group: AdminGroup, args: string[], env: Record<string, string | undefined>) {
   let out = '';
   let err = '';
   const io = {
@@ -53,10 +49,10 @@ async function capture(
 }
 
 /** Against the test service, with only DATA_DIR set: the token and certificate come from there. */
-const cli = (group: 'dealers' | 'partners', ...args: string[]) =>
+const cli = (group: AdminGroup, ...args: string[]) =>
   capture(group, [...args, '--url', running.url], { DATA_DIR: dir });
 
-async function cliJson<T>(group: 'dealers' | 'partners', ...args: string[]): Promise<T> {
+async function cliJson<T>(group: AdminGroup, ...args: string[]): Promise<T> {
   const result = await cli(group, ...args, '--json');
   assert.equal(result.code, 0, result.err);
   return JSON.parse(result.out) as T;
@@ -256,4 +252,35 @@ test('usage: --help exits 0, mistakes exit 2 with the usage text', async () => {
   assert.equal((await cli('dealers', 'list', '--bogus')).code, 2);
   assert.equal((await cli('dealers', 'frobnicate')).code, 2);
   assert.equal((await cli('partners', 'rotate-secret', 'x', '--grace', '-1')).code, 2);
+});
+
+test('audit-log: shows operator actions newest first, filtered, as a table or JSON; never a secret', async () => {
+  const partner = await cliJson<{ id: string; secret: string }>(
+    'partners',
+    'create',
+    '--name',
+    `Audit CLI ${sfx}`,
+    '--global',
+  );
+  const rotated = await cliJson<{ secret: string }>('partners', 'rotate-secret', partner.id);
+  const entries = await cliJson<{ action: string; partnerId: string }[]>(
+    'audit-log',
+    'show',
+    '--partner',
+    partner.id,
+  );
+  assert.deepEqual(
+    entries.map((e) => e.action),
+    ['partner.secret_rotated', 'partner.created'],
+  );
+  const text = await cli('audit-log', 'show', '--action', 'partner.', '--limit', '5');
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /^AT\s+ACTION\s+SUBJECT/);
+  assert.match(text.out, /partner\.secret_rotated/);
+  for (const secret of [partner.secret, rotated.secret]) {
+    assert.ok(!JSON.stringify(entries).includes(secret) && !text.out.includes(secret));
+  }
+  const bad = await cli('audit-log', 'show', '--since', 'yesterday');
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /INVALID_QUERY/);
 });

@@ -1,11 +1,18 @@
 import { parseArgs } from 'node:util';
 import { AdminClient, ApiError } from './admin-client.js';
+import { auditCommands } from './audit-commands.js';
 import type { Context, Group, Options, Values } from './command.js';
 import { dealerCommands } from './dealer-commands.js';
 import { CliError, clean, type Io, processIo, UsageError } from './output.js';
 import { partnerCommands } from './partner-commands.js';
 
-const GROUPS: Record<'dealers' | 'partners', Group> = { dealers: dealerCommands, partners: partnerCommands };
+const GROUPS: Record<AdminGroup, Group> = {
+  dealers: dealerCommands,
+  partners: partnerCommands,
+  'audit-log': auditCommands,
+};
+
+export type AdminGroup = 'dealers' | 'partners' | 'audit-log';
 
 const COMMON: Options = {
   url: { type: 'string' },
@@ -23,7 +30,7 @@ const HELP = new Set(['-h', '--help', 'help']);
  * running service, over HTTPS. Returns the exit code: 0 done, 1 failed, 2 bad command line.
  */
 export async function runAdminCommand(
-  group: 'dealers' | 'partners',
+  group: AdminGroup,
   args: string[],
   env: Record<string, string | undefined>,
   io: Io = processIo,

@@ -9,6 +9,7 @@ Usage:
   forecourt migrate               apply pending database migrations and exit
   forecourt dealers <command>     manage dealer profiles through the admin API (see: forecourt dealers --help)
   forecourt partners <command>    manage partners and their secrets (see: forecourt partners --help)
+  forecourt audit-log [options]   operator actions and failed authentications (see: forecourt audit-log --help)
 `;
 
 async function loadEnv(): Promise<Record<string, string | undefined>> {
@@ -40,6 +41,13 @@ export async function main(argv: string[]): Promise<number> {
       case 'partners': {
         const { runAdminCommand } = await import('./admin-commands.js');
         return await runAdminCommand(command, rest, await loadEnv());
+      }
+      case 'audit-log': {
+        const { runAdminCommand } = await import('./admin-commands.js');
+        // One command: its options follow `audit-log` directly.
+        const args =
+          rest[0] !== undefined && ['-h', '--help', 'help'].includes(rest[0]) ? rest : ['show', ...rest];
+        return await runAdminCommand('audit-log', args, await loadEnv());
       }
       case undefined:
       case '-h':

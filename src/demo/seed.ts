@@ -3,6 +3,7 @@ import { importDealers } from '../domain/dealers.js';
 import { upsertListings } from '../domain/listing-writes.js';
 import { createPartner, rotateSecret } from '../domain/partners.js';
 import type { Services } from '../services.js';
+import { localContext } from '../store/audit.js';
 import { COLORS, DEMO_DEALERS, FEATURES, MODELS, random } from './data.js';
 
 const FUELS = ['petrol', 'diesel', 'hybrid', 'electric', 'plugin_hybrid'];
@@ -14,26 +15,38 @@ const READ_WRITE = 'Demo dealer feed (read-write)';
  * same domain functions the API uses. Run again, it only issues fresh secrets for the two partners.
  */
 export async function seedDemo(services: Services, listingCount = 300) {
+  const ctx = localContext('demo');
   const existing = await services.partners.list();
   const reader = existing.find((p) => p.name === READ_ONLY);
   const writer = existing.find((p) => p.name === READ_WRITE);
   if (reader && writer) {
-    const [r, w] = [await rotateSecret(services, reader.id, 0), await rotateSecret(services, writer.id, 0)];
+    const [r, w] = [
+      await rotateSecret(services, reader.id, 0, ctx),
+      await rotateSecret(services, writer.id, 0, ctx),
+    ];
     return { readOnlySecret: r!.secret, readWriteSecret: w!.secret, seeded: false };
   }
 
-  const { dealers } = await importDealers(services, DEMO_DEALERS);
+  const { dealers } = await importDealers(services, DEMO_DEALERS, ctx);
   const byCode = new Map(dealers.map((d) => [d.locationCode, d.id]));
   const roots = ['VDB', 'VDIJK', 'DUPONT'].map((c) => byCode.get(c)!);
-  const readOnly = await createPartner(services, {
-    name: READ_ONLY,
-    access: { scope: 'restricted', rootProfileIds: roots },
-  });
-  const readWrite = await createPartner(services, {
-    name: READ_WRITE,
-    scopes: ['read:listings', 'read:locations', 'write:listings'],
-    access: { scope: 'restricted', rootProfileIds: roots },
-  });
+  const readOnly = await createPartner(
+    services,
+    {
+      name: READ_ONLY,
+      access: { scope: 'restricted', rootProfileIds: roots },
+    },
+    ctx,
+  );
+  const readWrite = await createPartner(
+    services,
+    {
+      name: READ_WRITE,
+      scopes: ['read:listings', 'read:locations', 'write:listings'],
+      access: { scope: 'restricted', rootProfileIds: roots },
+    },
+    ctx,
+  );
 
   const rnd = random(20261122);
   const locations = dealers.filter((d) => d.parentId !== null);

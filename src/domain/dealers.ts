@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import type { AuditContext } from '../store/audit.js';
 import type { Queryable } from '../store/db.js';
 import type { Dealer, DealerInput } from '../store/dealers.js';
 import { DbError } from '../store/errors.js';
@@ -43,11 +44,24 @@ async function resolveParent(services: Services, input: NewDealer, tx: Queryable
   return id;
 }
 
-export async function createDealer(services: Services, input: NewDealer): Promise<Dealer> {
+export async function createDealer(services: Services, input: NewDealer, ctx: AuditContext): Promise<Dealer> {
   return services.db
-    .transaction(async (tx) =>
-      services.dealers.create({ ...input, parentId: await resolveParent(services, input, tx) }, tx),
-    )
+    .transaction(async (tx) => {
+      const dealer = await services.dealers.create(
+        { ...input, parentId: await resolveParent(services, input, tx) },
+        tx,
+      );
+      await services.audit.record(
+        {
+          action: 'dealer.created',
+          dealerId: dealer.id,
+          details: { locationCode: dealer.locationCode, parentId: dealer.parentId },
+        },
+        ctx,
+        tx,
+      );
+      return dealer;
+    })
     .catch((error) => explain(error, input.locationCode));
 }
 
@@ -55,6 +69,7 @@ export async function updateDealer(
   services: Services,
   id: string,
   patch: Partial<NewDealer>,
+  ctx: AuditContext,
 ): Promise<Dealer | undefined> {
   return services.db
     .transaction(async (tx) => {
@@ -62,7 +77,27 @@ export async function updateDealer(
         patch.parentId !== undefined || patch.parentLocationCode !== undefined
           ? await resolveParent(services, patch as NewDealer, tx)
           : undefined;
-      return services.dealers.update(id, { ...patch, ...(parentId !== undefined ? { parentId } : {}) }, tx);
+      const before = await services.dealers.get(id, tx);
+      const after = await services.dealers.update(
+        id,
+        { ...patch, ...(parentId !== undefined ? { parentId } : {}) },
+        tx,
+      );
+      if (before && after) {
+        const changed: Record<string, { from: unknown; to: unknown }> = {};
+        for (const [key, to] of Object.entries(after)) {
+          const from = (before as unknown as Record<string, unknown>)[key];
+          if (key !== 'updatedAt' && JSON.stringify(from) !== JSON.stringify(to)) changed[key] = { from, to };
+        }
+        if (Object.keys(changed).length) {
+          await services.audit.record(
+            { action: 'dealer.updated', dealerId: id, details: { changes: changed } },
+            ctx,
+            tx,
+          );
+        }
+      }
+      return after;
     })
     .catch((error) => explain(error, patch.locationCode));
 }
@@ -74,6 +109,7 @@ export async function updateDealer(
 export async function importDealers(
   services: Services,
   nodes: DealerTreeNode[],
+  ctx: AuditContext,
 ): Promise<{ created: number; updated: number; dealers: Dealer[] }> {
   let created = 0;
   let updated = 0;
@@ -118,6 +154,14 @@ export async function importDealers(
       }
     };
     for (const [i, node] of nodes.entries()) await visit(node, undefined, `dealers.${i}`);
+    await services.audit.record(
+      {
+        action: 'dealers.imported',
+        details: { created, updated, locationCodes: dealers.map((d) => d.locationCode) },
+      },
+      ctx,
+      tx,
+    );
   });
   return { created, updated, dealers };
 }

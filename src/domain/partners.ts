@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import type { AuditContext } from '../store/audit.js';
 import type { PartnerPatch, PartnerRecord } from '../store/partners.js';
 import { type Access, DEFAULT_SCOPES, type Scope } from './access.js';
 import { ProblemError } from './errors.js';
@@ -61,11 +62,12 @@ export async function createPartner(
     access: AccessInput;
     rateLimitPerMinute?: number | null | undefined;
   },
+  ctx: AuditContext,
 ): Promise<PartnerView & { secret: string }> {
   await checkRoots(services, input.access);
   const secret = generateSecret();
-  const record = await services.db.transaction((tx) =>
-    services.partners.create(
+  const record = await services.db.transaction(async (tx) => {
+    const created = await services.partners.create(
       {
         name: input.name,
         scopes: [...new Set(input.scopes ?? DEFAULT_SCOPES)],
@@ -74,9 +76,30 @@ export async function createPartner(
         secretHash: hashSecret(secret),
       },
       tx,
-    ),
-  );
+    );
+    const { name, scopes, access, rateLimitPerMinute } = partnerView(created);
+    await services.audit.record(
+      {
+        action: 'partner.created',
+        partnerId: created.id,
+        details: { name, scopes, access, rateLimitPerMinute },
+      },
+      ctx,
+      tx,
+    );
+    return created;
+  });
   return { ...partnerView(record), secret };
+}
+
+/** The fields of a partner an operator changes, as {from, to}, for the audit log. */
+function changes(before: PartnerView, after: PartnerView): Record<string, { from: unknown; to: unknown }> {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of ['name', 'scopes', 'access', 'rateLimitPerMinute'] as const) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key]))
+      out[key] = { from: before[key], to: after[key] };
+  }
+  return out;
 }
 
 export async function updatePartner(
@@ -89,27 +112,59 @@ export async function updatePartner(
     disabled?: boolean;
     rateLimitPerMinute?: number | null;
   },
+  ctx: AuditContext,
 ): Promise<PartnerView | undefined> {
   await checkRoots(services, patch.access);
-  const record = await services.partners.update(id, {
-    name: patch.name,
-    scopes: patch.scopes ? [...new Set(patch.scopes)] : undefined,
-    ...(patch.access ? accessFields(patch.access) : {}),
-    disabled: patch.disabled,
-    rateLimitPerMinute: patch.rateLimitPerMinute,
+  return services.db.transaction(async (tx) => {
+    const before = await services.partners.get(id, tx);
+    const record = await services.partners.update(
+      id,
+      {
+        name: patch.name,
+        scopes: patch.scopes ? [...new Set(patch.scopes)] : undefined,
+        ...(patch.access ? accessFields(patch.access) : {}),
+        disabled: patch.disabled,
+        rateLimitPerMinute: patch.rateLimitPerMinute,
+      },
+      tx,
+    );
+    if (!before || !record) return undefined;
+    const [from, to] = [partnerView(before), partnerView(record)];
+    const changed = changes(from, to);
+    // Disabling is its own action: it is what an operator looks for after an incident.
+    if (from.disabled !== to.disabled) {
+      await services.audit.record(
+        { action: to.disabled ? 'partner.disabled' : 'partner.enabled', partnerId: id },
+        ctx,
+        tx,
+      );
+    }
+    if (Object.keys(changed).length) {
+      await services.audit.record(
+        { action: 'partner.updated', partnerId: id, details: { changes: changed } },
+        ctx,
+        tx,
+      );
+    }
+    return to;
   });
-  return record ? partnerView(record) : undefined;
 }
 
 export async function rotateSecret(
   services: Services,
   id: string,
   graceSeconds: number,
+  ctx: AuditContext,
 ): Promise<{ id: string; secret: string; previousSecretValidUntil: string | null } | undefined> {
   const secret = generateSecret();
   const found = await services.db.transaction(async (tx) => {
     if (!(await services.partners.get(id, tx))) return false;
     await services.partners.rotateSecret(id, hashSecret(secret), graceSeconds, tx);
+    await services.audit.record(
+      { action: 'partner.secret_rotated', partnerId: id, details: { graceSeconds } },
+      ctx,
+      tx,
+    );
     return true;
   });
   if (!found) return undefined;

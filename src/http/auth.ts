@@ -77,6 +77,10 @@ export function partnerAuth(services: Services) {
       if (error instanceof AuthFailure) {
         metrics.authFailures.inc({ reason: error.reason });
         await rateLimits.authFailed(request.ip);
+        // Not awaited: the 401 must not wait on (or fail with) the audit write.
+        services.audit
+          .recordAuthFailure({ requestId: request.id, clientIp: request.ip, reason: error.reason })
+          .catch((auditError: unknown) => request.log.warn({ err: auditError }, 'audit write failed'));
       }
       throw error;
     }

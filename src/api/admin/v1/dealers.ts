@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDealer, type DealerTreeNode, importDealers, updateDealer } from '../../../domain/dealers.js';
 import { notFound } from '../../../domain/errors.js';
+import { auditContext } from '../../../http/audit-context.js';
 import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import { dealerSchema, errorResponse } from '../../schemas/responses.js';
@@ -67,7 +68,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         reply.status(201);
-        return { data: await createDealer(services, request.body) };
+        return { data: await createDealer(services, request.body, auditContext(request)) };
       },
     );
 
@@ -90,7 +91,9 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
           },
         },
       },
-      async (request) => ({ data: await importDealers(services, request.body.dealers as DealerTreeNode[]) }),
+      async (request) => ({
+        data: await importDealers(services, request.body.dealers as DealerTreeNode[], auditContext(request)),
+      }),
     );
 
     app.get(
@@ -133,7 +136,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const dealer = await updateDealer(services, request.params.id, request.body);
+        const dealer = await updateDealer(services, request.params.id, request.body, auditContext(request));
         if (!dealer) throw notFound(`No dealer profile ${request.params.id}.`);
         return { data: dealer };
       },

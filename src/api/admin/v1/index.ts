@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../../http/auth.js';
 import type { Services } from '../../../services.js';
+import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { metricsAdminRoutes } from './metrics.js';
 import { partnerAdminRoutes } from './partners.js';
@@ -12,5 +13,6 @@ export function adminRoutes(services: Services): FastifyPluginAsync {
     await app.register(dealerAdminRoutes(services));
     await app.register(partnerAdminRoutes(services));
     await app.register(metricsAdminRoutes(services));
+    await app.register(auditAdminRoutes(services));
   };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ALL_SCOPES } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
 import { createPartner, rotateSecret, updatePartner } from '../../../domain/partners.js';
+import { auditContext } from '../../../http/audit-context.js';
 import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
@@ -58,7 +59,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         reply.status(201).header('Cache-Control', 'no-store');
-        return { data: await createPartner(services, request.body) };
+        return { data: await createPartner(services, request.body, auditContext(request)) };
       },
     );
 
@@ -121,7 +122,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const partner = await updatePartner(services, request.params.id, request.body);
+        const partner = await updatePartner(services, request.params.id, request.body, auditContext(request));
         if (!partner) throw notFound(`No partner ${request.params.id}.`);
         return { data: partner };
       },
@@ -158,7 +159,12 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const result = await rotateSecret(services, request.params.id, request.body?.graceSeconds ?? 0);
+        const result = await rotateSecret(
+          services,
+          request.params.id,
+          request.body?.graceSeconds ?? 0,
+          auditContext(request),
+        );
         if (!result) throw notFound(`No partner ${request.params.id}.`);
         reply.header('Cache-Control', 'no-store');
         return { data: result };

@@ -1,0 +1,104 @@
+import type { Queryable } from './db.js';
+
+export interface AuditContext {
+  requestId: string;
+  clientIp: string;
+}
+
+export interface AuditEntry {
+  action: string;
+  partnerId?: string | null;
+  dealerId?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  /** An exact action, or a prefix ending in "." (`partner.`). */
+  action?: string | undefined;
+  partnerId?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  /** Only entries older than this id (the next page). */
+  before?: string | undefined;
+  limit: number;
+}
+
+export interface AuditRecord {
+  id: string;
+  at: string;
+  actor: string;
+  action: string;
+  partnerId: string | null;
+  dealerId: string | null;
+  clientIp: string | null;
+  requestId: string | null;
+  details: Record<string, unknown>;
+}
+
+/** The audit log. Callers record inside the transaction of the change, so both land or neither. */
+export function auditStore(db: Queryable) {
+  const insert = (tx: Queryable, actor: string, entry: AuditEntry, ctx: Partial<AuditContext>) =>
+    tx.query(
+      'InsertAudit',
+      `INSERT INTO audit_log (actor, action, partner_id, dealer_id, client_ip, request_id, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        actor,
+        entry.action,
+        entry.partnerId ?? null,
+        entry.dealerId ?? null,
+        ctx.clientIp ?? null,
+        ctx.requestId ?? null,
+        JSON.stringify(entry.details ?? {}),
+      ],
+    );
+
+  return {
+    /** An operator action (admin API). */
+    async record(entry: AuditEntry, ctx: AuditContext, tx: Queryable = db): Promise<void> {
+      await insert(tx, 'operator', entry, ctx);
+    },
+
+    /** A partner request refused with 401; `reason` is missing, malformed or unknown. Never the secret. */
+    async recordAuthFailure(ctx: AuditContext & { reason: string }): Promise<void> {
+      await insert(db, 'anonymous', { action: 'auth.failed', details: { reason: ctx.reason } }, ctx);
+    },
+
+    async list(filter: AuditFilter): Promise<AuditRecord[]> {
+      const params: unknown[] = [];
+      const where: string[] = [];
+      const add = (sql: string, value: unknown) => {
+        params.push(value);
+        where.push(sql.replace('?', `$${params.length}`));
+      };
+      if (filter.action?.endsWith('.')) add("action LIKE ? || '%'", filter.action.replace(/[\\%_]/g, '\\$&'));
+      else if (filter.action) add('action = ?', filter.action);
+      if (filter.partnerId) add('partner_id = ?', filter.partnerId);
+      if (filter.since) add('at >= ?', filter.since);
+      if (filter.until) add('at < ?', filter.until);
+      if (filter.before) add('id < ?', filter.before);
+      params.push(filter.limit);
+      const rows = await db.query(
+        'ListAudit',
+        `SELECT id::text AS id, at, actor, action, partner_id, dealer_id, client_ip, request_id, details
+           FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+          ORDER BY audit_log.id DESC LIMIT $${params.length}`,
+        params,
+      );
+      return rows.map((r) => ({
+        id: r.id as string,
+        at: (r.at as Date).toISOString(),
+        actor: r.actor as string,
+        action: r.action as string,
+        partnerId: (r.partner_id as string | null) ?? null,
+        dealerId: (r.dealer_id as string | null) ?? null,
+        clientIp: (r.client_ip as string | null) ?? null,
+        requestId: (r.request_id as string | null) ?? null,
+        details: r.details as Record<string, unknown>,
+      }));
+    },
+  };
+}
+
+/** For actions taken by the service's own tools (demo seeding, benchmark data), not a request. */
+export const localContext = (tool: string): AuditContext => ({ requestId: tool, clientIp: 'local' });
