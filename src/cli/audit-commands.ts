@@ -1,3 +1,4 @@
+import type { AuditRecord } from '../store/audit.js';
 import { type Command, type Group, integer, noPositionals, str } from './command.js';
 import { json, table } from './output.js';
 
@@ -22,17 +23,7 @@ Common options:
   -h, --help      show this help
 `;
 
-interface Entry {
-  id: string;
-  at: string;
-  actor: string;
-  action: string;
-  partnerId: string | null;
-  dealerId: string | null;
-  clientIp: string | null;
-  requestId: string | null;
-  details: Record<string, unknown>;
-}
+type Entry = AuditRecord;
 
 const show: Command = {
   options: {
