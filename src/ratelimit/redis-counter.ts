@@ -18,15 +18,31 @@ export interface RedisCounterOptions {
  * or holds it longer than commandTimeoutMs. (Failing closed would turn a cache outage into a full
  * API outage; failing fully open would drop protection exactly when something is already wrong.)
  */
+/** Resolves like `work`, or rejects once `ms` have passed without an answer. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  work.catch(() => {}); // a late failure after the deadline is not an unhandled rejection
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function redisCounter(options: RedisCounterOptions): WindowCounter {
   const { logger } = options;
   const local = memoryCounter();
   let lastWarning = 0;
+  let skipUntil = 0;
   const client = createClient({
     url: options.url,
     // Commands are rejected at once while disconnected instead of queueing behind a reconnect.
     disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs },
+    // A hung server must not collect an unbounded queue of our commands.
+    commandsQueueMaxLength: 10_000,
     socket: {
       connectTimeout: 2_000,
       // Keep trying in the background, at most every 2 s, for as long as the service runs.
@@ -54,13 +70,20 @@ export function redisCounter(options: RedisCounterOptions): WindowCounter {
       const redisKey = `forecourt:rl:${key}:${windowMs}:${start}`;
       try {
         if (!client.isReady) throw new Error('not connected');
-        const [count] = (await client
+        if (Date.now() < skipUntil) throw new Error('Redis failed a moment ago');
+        const exec = client
           .multi()
           .incr(redisKey)
           .pExpire(redisKey, windowMs + 5_000)
-          .exec()) as unknown as [number, number];
+          .exec();
+        // Our own deadline: a Redis that accepts the connection but stops answering would
+        // otherwise hold the request for as long as it hangs.
+        const [count] = (await within(exec, options.commandTimeoutMs)) as unknown as [number, number];
         return { count: Number(count), resetAt: start + windowMs };
       } catch (error) {
+        // After a failure, go straight to the local count for a second: while Redis hangs, only
+        // one request a second pays the timeout instead of every one.
+        if (Date.now() >= skipUntil) skipUntil = Date.now() + 1_000;
         options.onFallback?.();
         warn('Redis unavailable: rate limits are per instance until it returns', error);
         return local.hit(key, windowMs, now);
