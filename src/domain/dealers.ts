@@ -8,6 +8,9 @@ import { ProblemError } from './errors.js';
 export type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
 export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefined };
 
+/** How many location codes a dealers.imported entry names. */
+const IMPORT_CODES_RECORDED = 100;
+
 const invalid = (path: string, message: string) =>
   new ProblemError(422, 'VALIDATION_FAILED', `${path}: ${message}`, [{ path, message, code: 'invalid' }]);
 
@@ -77,7 +80,7 @@ export async function updateDealer(
         patch.parentId !== undefined || patch.parentLocationCode !== undefined
           ? await resolveParent(services, patch as NewDealer, tx)
           : undefined;
-      const before = await services.dealers.get(id, tx);
+      const before = await services.dealers.getForUpdate(id, tx);
       const after = await services.dealers.update(
         id,
         { ...patch, ...(parentId !== undefined ? { parentId } : {}) },
@@ -154,10 +157,20 @@ export async function importDealers(
       }
     };
     for (const [i, node] of nodes.entries()) await visit(node, undefined, `dealers.${i}`);
+    // An import may hold tens of thousands of profiles: the entry names the first ones only, so
+    // one entry (and a page of 500 of them) stays small.
+    const codes = dealers.map((d) => d.locationCode);
     await services.audit.record(
       {
         action: 'dealers.imported',
-        details: { created, updated, locationCodes: dealers.map((d) => d.locationCode) },
+        details: {
+          created,
+          updated,
+          locationCodes: codes.slice(0, IMPORT_CODES_RECORDED),
+          ...(codes.length > IMPORT_CODES_RECORDED
+            ? { moreLocationCodes: codes.length - IMPORT_CODES_RECORDED }
+            : {}),
+        },
       },
       ctx,
       tx,

@@ -116,7 +116,7 @@ export async function updatePartner(
 ): Promise<PartnerView | undefined> {
   await checkRoots(services, patch.access);
   return services.db.transaction(async (tx) => {
-    const before = await services.partners.get(id, tx);
+    const before = await services.partners.getForUpdate(id, tx);
     const record = await services.partners.update(
       id,
       {
@@ -160,8 +160,9 @@ export async function rotateSecret(
   const found = await services.db.transaction(async (tx) => {
     if (!(await services.partners.get(id, tx))) return false;
     await services.partners.rotateSecret(id, hashSecret(secret), graceSeconds, tx);
+    // No graceSeconds means the old secrets stopped working at once.
     await services.audit.record(
-      { action: 'partner.secret_rotated', partnerId: id, details: { graceSeconds } },
+      { action: 'partner.secret_rotated', partnerId: id, details: graceSeconds > 0 ? { graceSeconds } : {} },
       ctx,
       tx,
     );

@@ -12,6 +12,12 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+/** A failed partner authentication; `partnerId` when the secret was known (a disabled partner, an expired secret). */
+export interface AuthFailureEntry extends AuditContext {
+  reason: string;
+  partnerId?: string | undefined;
+}
+
 export interface AuditFilter {
   /** An exact action, or a prefix ending in "." (`partner.`). */
   action?: string | undefined;
@@ -59,9 +65,17 @@ export function auditStore(db: Queryable) {
       await insert(tx, 'operator', entry, ctx);
     },
 
-    /** A partner request refused with 401; `reason` is missing, malformed or unknown. Never the secret. */
-    async recordAuthFailure(ctx: AuditContext & { reason: string }): Promise<void> {
-      await insert(db, 'anonymous', { action: 'auth.failed', details: { reason: ctx.reason } }, ctx);
+    /**
+     * A partner request refused with 401; `reason` is missing, malformed or unknown. Never the
+     * secret. Written on its own, not in a transaction: there is no change to tie it to.
+     */
+    async recordAuthFailure(failure: AuthFailureEntry): Promise<void> {
+      await insert(
+        db,
+        'anonymous',
+        { action: 'auth.failed', partnerId: failure.partnerId ?? null, details: { reason: failure.reason } },
+        failure,
+      );
     },
 
     async list(filter: AuditFilter): Promise<AuditRecord[]> {

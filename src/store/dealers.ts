@@ -136,6 +136,17 @@ export function dealerStore(db: Queryable) {
       return rows[0] ? rowToDealer(rows[0]) : undefined;
     },
 
+    /** Like get, and holds the profile's row until the transaction ends (see partners.getForUpdate). */
+    async getForUpdate(id: string, tx: Queryable): Promise<Dealer | undefined> {
+      // OF d: the parent is the nullable side of the outer join, which cannot be locked.
+      const rows = await tx.query<DealerRow>(
+        'GetDealerForUpdate',
+        `${SELECT_DEALER} WHERE d.id = $1 FOR UPDATE OF d`,
+        [id],
+      );
+      return rows[0] ? rowToDealer(rows[0]) : undefined;
+    },
+
     async list(ids: readonly string[] | null, tx: Queryable = db): Promise<Dealer[]> {
       const rows = await tx.query<DealerRow>(
         'ListDealers',

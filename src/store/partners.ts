@@ -68,6 +68,19 @@ export function partnerStore(db: Queryable) {
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
+    /**
+     * Like get, and holds the row until the transaction ends: what an update records as "from"
+     * is then what it replaced, not a value a concurrent update has already changed.
+     */
+    async getForUpdate(id: string, tx: Queryable): Promise<PartnerRecord | undefined> {
+      const rows = await tx.query(
+        'GetPartnerForUpdate',
+        `SELECT ${COLUMNS} FROM partners WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
     async list(tx: Queryable = db): Promise<PartnerRecord[]> {
       const rows = await tx.query('ListPartners', `SELECT ${COLUMNS} FROM partners ORDER BY name, id`);
       return rows.map(toRecord);

@@ -53,7 +53,10 @@ export function auditAdminRoutes(services: Services): FastifyPluginAsync {
             200: z.object({
               data: z.array(entrySchema),
               pagination: z.object({
-                nextBefore: z.string().nullable().describe('pass as before= for the next (older) page'),
+                nextBefore: z
+                  .string()
+                  .nullable()
+                  .describe('pass as before= for the next (older) page; null when there is none'),
               }),
             }),
             400: errorResponse,
@@ -64,15 +67,17 @@ export function auditAdminRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const { action, partnerId, since, until, before } = request.query;
         const limit = request.query.limit ?? 100;
-        const data = await services.audit.list({
+        // One more than asked says whether an older page exists, so the last page ends with null.
+        const rows = await services.audit.list({
           action,
           partnerId,
           since: since?.toISOString(),
           until: until?.toISOString(),
           before,
-          limit,
+          limit: limit + 1,
         });
-        return { data, pagination: { nextBefore: data.length === limit ? data.at(-1)!.id : null } };
+        const data = rows.slice(0, limit);
+        return { data, pagination: { nextBefore: rows.length > limit ? data.at(-1)!.id : null } };
       },
     );
   };
