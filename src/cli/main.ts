@@ -46,7 +46,9 @@ export async function main(argv: string[]): Promise<number> {
         const { runAdminCommand } = await import('./admin-commands.js');
         // One command: its options follow `audit-log` directly.
         const args =
-          rest[0] !== undefined && ['-h', '--help', 'help'].includes(rest[0]) ? rest : ['show', ...rest];
+          rest[0] !== undefined && ['-h', '--help', 'help', 'show'].includes(rest[0])
+            ? rest
+            : ['show', ...rest];
         return await runAdminCommand('audit-log', args, await loadEnv());
       }
       case undefined:
