@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { request } from 'undici';
 import { spawnService } from './helpers/service-process.js';
 
 const ADMIN_TOKEN = 'log-test-admin-token-0123456789';
@@ -12,17 +11,8 @@ test('one JSON line per request with request id, partner, route, status and dura
   });
   try {
     const call = async (path: string, headers: Record<string, string>, body?: unknown) => {
-      const res = await request(`${service.url}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: service.dispatcher,
-      });
-      return {
-        status: res.statusCode,
-        id: res.headers['x-request-id'],
-        body: (await res.body.json()) as any,
-      };
+      const reply = await service.call(body === undefined ? 'GET' : 'POST', path, { headers, body });
+      return { ...reply, id: reply.headers['x-request-id'] };
     };
     const created = await call(
       '/api/admin/v1/partners',

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
-import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
+import {
+  bootApp,
+  createPartner,
+  createTree,
+  freshWindow,
+  listingBody,
+  type TestApp,
+  unique,
+} from './helpers/app.js';
 import {
   freshDatabase,
   lockTable,
@@ -166,30 +174,19 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
       await Promise.all(processes.map((p) => p.stop()));
     });
 
-    async function call(
+    /** A call to a service process, as a partner (`secret`) or as the operator (`admin`). */
+    const call = (
       service: ServiceProcess,
       method: string,
       path: string,
       options: { secret?: string; body?: unknown; admin?: boolean } = {},
-    ) {
-      const headers: Record<string, string> = {};
-      if (options.secret) headers.authorization = `Bearer ${options.secret}`;
-      if (options.admin) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await request(`${service.url}${path}`, {
-        method: method as 'GET',
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        dispatcher: service.dispatcher,
+    ) => {
+      const bearer = options.admin ? ADMIN_TOKEN : options.secret;
+      return service.call(method, path, {
+        headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+        body: options.body,
       });
-      const text = await res.body.text();
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        body: text ? JSON.parse(text) : undefined,
-        text,
-      };
-    }
+    };
 
     test('two instances start at once on a new database: one applies the migrations; one Redis, one rate limit', async () => {
       const fresh = await freshDatabase();
@@ -216,9 +213,7 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
           body: { name: 'two-instance partner', access: { scope: 'global' }, rateLimitPerMinute: 6 },
         });
         const secret = partner.body.data.secret as string;
-        // Keep the sequence inside one minute window.
-        const into = (Date.now() % 60_000) / 1000;
-        if (into > 50) await new Promise((r) => setTimeout(r, (60 - into + 0.2) * 1000));
+        await freshWindow();
         const statuses: number[] = [];
         for (let i = 0; i < 8; i++) {
           statuses.push((await call(i % 2 ? b! : a!, 'GET', '/api/external/v1/listings', { secret })).status);

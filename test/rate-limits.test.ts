@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
-
-/** Limits count per calendar minute: start a sequence early enough in one that it cannot roll over. */
-async function freshWindow(neededS = 15): Promise<void> {
-  const into = (Date.now() % 60_000) / 1000;
-  if (into > 60 - neededS) await new Promise((r) => setTimeout(r, (60 - into + 0.2) * 1000));
-}
+import {
+  bootApp,
+  createPartner,
+  createTree,
+  freshWindow,
+  listingBody,
+  type TestApp,
+  unique,
+} from './helpers/app.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();

@@ -1,10 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-
-export interface PoolStats {
-  total: number;
-  idle: number;
-  waiting: number;
-}
+import type { PoolStats } from '../store/db.js';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (one per app, so tests can boot several

@@ -19,10 +19,17 @@ export interface Db extends Queryable {
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Connection-pool figures for metrics (PostgreSQL only). */
-  poolStats?(): { total: number; idle: number; waiting: number };
+  poolStats?(): PoolStats;
   /** Checks that the database answers; throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  /** Requests queued for a connection. */
+  waiting: number;
 }
 
 export interface TransactionOptions {

@@ -109,6 +109,12 @@ export async function bootApp(
   };
 }
 
+/** Limits count per calendar minute: start a sequence early enough in one that it cannot roll over. */
+export async function freshWindow(neededS = 15): Promise<void> {
+  const into = (Date.now() % 60_000) / 1000;
+  if (into > 60 - neededS) await new Promise((r) => setTimeout(r, (60 - into + 0.2) * 1000));
+}
+
 /** A suffix that keeps codes unique when test files share one PostgreSQL database. */
 export function unique(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;

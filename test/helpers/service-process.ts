@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
+import type { Reply } from './app.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/forecourt.js');
 
@@ -16,6 +17,12 @@ export interface ServiceProcess {
   logs: Record<string, unknown>[];
   /** Resolves with the exit code (or the signal's name) once the process has ended. */
   exited: Promise<number | string>;
+  /** Calls the process over HTTPS, trusting its generated certificate; JSON body when given. */
+  call(
+    method: string,
+    path: string,
+    options?: { headers?: Record<string, string>; body?: unknown },
+  ): Promise<Reply>;
   stop(): Promise<void>;
 }
 
@@ -81,6 +88,24 @@ export async function spawnService(env: Record<string, string>): Promise<Service
     dispatcher,
     logs,
     exited,
+    async call(method, urlPath, options = {}) {
+      const headers = { ...(options.headers ?? {}) };
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await request(`${url}${urlPath}`, {
+        method: method as 'GET',
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        dispatcher,
+      });
+      const text = await res.body.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: res.statusCode, headers: res.headers, body, text };
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

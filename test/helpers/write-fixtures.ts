@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { ALL_SCOPES, createPartner, type Reply, type TestApp, unique } from './app.js';
+import { assertError } from './read-fixtures.js';
 
 /** Shared helpers for the write-side tests (PUT, bulk upsert, status, DELETE, properties). */
 
 export const EXT = '/api/external/v1';
 export const WRITE_SCOPES = ['read:listings', 'write:listings'];
-export { ALL_SCOPES };
+// One definition of the error-envelope check, shared with the read tests.
+export { ALL_SCOPES, assertError };
 
 /** The enumerations exactly as decisions.md ("Writing") lists them: the contract, not the code. */
 export const SPEC_ENUMS: Record<string, string[]> = {
@@ -132,16 +134,6 @@ export async function allListings(app: TestApp, secret: string): Promise<any[]> 
     out.push(...reply.body.data);
     if (page >= reply.body.pagination.totalPages) return out;
   }
-}
-
-/** Asserts an error envelope with this status and code; returns the error object. */
-export function assertError(reply: Reply, status: number, code: string): any {
-  assert.equal(reply.status, status, `expected ${status} ${code}, got ${reply.status} ${reply.text}`);
-  assert.equal(reply.body?.error?.code, code, reply.text);
-  assert.equal(typeof reply.body.error.message, 'string');
-  assert.equal(typeof reply.body.error.requestId, 'string');
-  assert.equal(reply.body.data, undefined);
-  return reply.body.error;
 }
 
 /** Asserts 422 VALIDATION_FAILED and returns the sorted, distinct top-level paths of its issues. */
