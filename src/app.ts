@@ -5,8 +5,10 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { adminRoutes } from './api/admin/v1/index.js';
+import { docsPage } from './api/docs/index.js';
 import { externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
+import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import { ProblemError } from './domain/errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
@@ -135,7 +137,10 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
 
   registerErrorHandling(app as unknown as FastifyInstance);
   registerMethodNotAllowed(app as unknown as FastifyInstance);
+  await registerOpenApi(app as unknown as FastifyInstance);
   await app.register(healthRoutes(services, () => draining));
+  await app.register(openApiRoutes);
+  await app.register(docsPage);
   await app.register(externalRoutes(services), { prefix: '/api/external/v1' });
   await app.register(adminRoutes(services), { prefix: '/api/admin/v1' });
   await app.ready();

@@ -69,7 +69,7 @@ export function createServices(
     listings: listingReadStore(readDb, listingBaseUrl),
     listingWrites: listingWriteStore(db),
     listingSchema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
-    locationStats: locationStatsStore(readDb),
+    locationStats: locationStatsStore(readDb, db, config.WRITE_TX_TIMEOUT_MS * 2),
   };
 }
 

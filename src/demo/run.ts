@@ -17,6 +17,16 @@ Forecourt demo is running at ${running.url} (${seeded ? 'demo data created' : 'e
   Read-write partner secret:  ${readWriteSecret}
   (secrets are shown only once; run the demo again for new ones)
 
+In another terminal, these lines set what docs/partner-guide.md uses:
+
+  export FORECOURT_URL=${running.url}
+  export FORECOURT_API=${base}
+  export FORECOURT_CA=${cert}
+  export FORECOURT_SECRET=${readWriteSecret}
+  export FORECOURT_READ_SECRET=${readOnlySecret}
+
+API reference in your browser: ${running.url}/docs (accept the self-signed certificate)
+
 Try it:
 
   curl --cacert ${cert} -H "Authorization: Bearer ${readOnlySecret}" \\

@@ -94,7 +94,8 @@ function enumField(name: EnumName) {
       return value;
     })
     .nullable()
-    .optional();
+    .optional()
+    .describe(`One of: ${allowed}. Case-insensitive; aliases: GET /reference/enums.`);
 }
 
 const httpUrl = z

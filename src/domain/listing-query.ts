@@ -20,6 +20,8 @@ export interface ListingQuery {
   locationCode: string | undefined;
   /** A nextCursor from an earlier page: continue strictly after it (page is then ignored). */
   cursor: string | undefined;
+  /** Only the listings the requesting partner wrote. */
+  mine: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface ListingQuery {
  */
 export async function listingFilter(
   services: Services,
-  access: Access,
+  { id: partnerId, access }: { id: string; access: Access },
   query: ListingQuery,
   extra: readonly (readonly string[])[] = [],
 ): Promise<ListingFilter> {
@@ -57,6 +59,7 @@ export async function listingFilter(
     profileIds: narrow(access, sets),
     status: query.status === 'all' ? null : query.status,
     updatedSince: query.updatedSince ?? null,
+    partnerId: query.mine ? partnerId : null,
   };
 }
 
@@ -89,6 +92,7 @@ export async function listingPage(
     dealerIds: [...query.dealerIds].sort(),
     parentDealerId: query.parentDealerId ?? null,
     locationCode: query.locationCode?.toLowerCase() ?? null,
+    mine: query.mine,
   });
   if (query.cursor !== undefined && !syncing) {
     throw new ProblemError(400, 'INVALID_QUERY', 'cursor works with the updatedAt sort only.', [

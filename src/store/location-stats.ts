@@ -15,7 +15,12 @@ export function previousMonth(now: Date): { start: Date; days: number } {
   return { start, days: Math.round((end.getTime() - start.getTime()) / DAY_MS) };
 }
 
-export function locationStatsStore(db: Queryable) {
+/**
+ * `db` is where stats are read (a replica when configured); `primary` keeps the computed monthly
+ * means. `settleMs`: how long after a month ends its history can still receive rows (a write
+ * transaction that began before midnight stamps its rows with its start time).
+ */
+export function locationStatsStore(db: Queryable, primary: Queryable = db, settleMs = 0) {
   return {
     /**
      * Counts of each location's own listings (children not included), and the mean number of
@@ -32,10 +37,12 @@ export function locationStatsStore(db: Queryable) {
       if (ids.length === 0) return stats;
       const month = previousMonth(now);
       const [counts, info] = await Promise.all([
+        // The trigger-kept counters of migration 004, not a count of the listings.
         tx.query<{ id: string; active: number; total: number }>(
           'LocationListingCounts',
-          `SELECT dealer_profile_id AS id, count(*) FILTER (WHERE status = 'active') AS active, count(*) AS total
-           FROM listings WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY dealer_profile_id`,
+          `SELECT dealer_profile_id AS id, coalesce(sum(n) FILTER (WHERE status = 'active'), 0)::bigint AS active,
+                  sum(n)::bigint AS total
+           FROM listing_counts WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY dealer_profile_id`,
           [ids],
         ),
         tx.query<{ history_started_at: Date }>('HistoryStart', 'SELECT history_started_at FROM service_info'),
@@ -48,12 +55,53 @@ export function locationStatsStore(db: Queryable) {
       const startedAt = info[0]?.history_started_at;
       if (!startedAt || startedAt.getTime() > month.start.getTime()) return stats;
 
-      // Each history row starts an interval [changed_at, next change) in one status at one dealer.
-      // An active interval counts once for every day-end E_k = start + k days (k = 1..days) with
-      // changed_at < E_k <= until; summing those counts and dividing by the days gives the mean.
-      const averages = await tx.query<{ id: string; avg: number }>(
-        'LocationAvgActivePrevMonth',
-        `WITH h AS (
+      // A past month's mean never changes: computed once per location, then read back.
+      const monthEnd = month.start.getTime() + month.days * DAY_MS;
+      const cacheable = now.getTime() > monthEnd + settleMs;
+      const cached = cacheable
+        ? await tx.query<{ id: string; avg: number }>(
+            'LocationMonthStats',
+            `SELECT dealer_profile_id AS id, avg_active AS avg FROM location_month_stats
+             WHERE month = $2::date AND dealer_profile_id = ANY($1::uuid[])`,
+            [ids, month.start],
+          )
+        : [];
+      const byId = new Map(cached.map((r) => [r.id, r.avg]));
+      const missing = ids.filter((id) => !byId.has(id));
+      if (missing.length) {
+        const computed = await meanActive(tx, missing, month);
+        for (const id of missing) byId.set(id, computed.get(id) ?? 0);
+        if (cacheable) {
+          await primary.query(
+            'SaveLocationMonthStats',
+            `INSERT INTO location_month_stats (dealer_profile_id, month, avg_active)
+             SELECT id, $2::date, avg FROM unnest($1::uuid[], $3::float8[]) AS x(id, avg)
+             ON CONFLICT DO NOTHING`,
+            [missing, month.start, missing.map((id) => byId.get(id)!)],
+          );
+        }
+      }
+      for (const [id, entry] of stats) entry.avgActivePrevMonth = Math.round((byId.get(id) ?? 0) * 100) / 100;
+      return stats;
+    },
+  };
+}
+
+/**
+ * The mean number of active listings at the end of each day of the month, per location, from the
+ * status history.
+ */
+async function meanActive(
+  tx: Queryable,
+  ids: readonly string[],
+  month: { start: Date; days: number },
+): Promise<Map<string, number>> {
+  // Each history row starts an interval [changed_at, next change) in one status at one dealer.
+  // An active interval counts once for every day-end E_k = start + k days (k = 1..days) with
+  // changed_at < E_k <= until; summing those counts and dividing by the days gives the mean.
+  const averages = await tx.query<{ id: string; avg: number }>(
+    'LocationAvgActivePrevMonth',
+    `WITH h AS (
            SELECT dealer_profile_id, status, changed_at,
                   lead(changed_at) OVER (PARTITION BY listing_id ORDER BY changed_at, id) AS until
            FROM listing_status_history
@@ -68,11 +116,7 @@ export function locationStatsStore(db: Queryable) {
          FROM h
          WHERE status = 'active' AND dealer_profile_id = ANY($1::uuid[]) AND (until IS NULL OR until > $2::timestamptz)
          GROUP BY dealer_profile_id`,
-        [ids, month.start, month.days],
-      );
-      const byId = new Map(averages.map((r) => [r.id, r.avg]));
-      for (const [id, entry] of stats) entry.avgActivePrevMonth = Math.round((byId.get(id) ?? 0) * 100) / 100;
-      return stats;
-    },
-  };
+    [ids, month.start, month.days],
+  );
+  return new Map(averages.map((r) => [r.id, r.avg]));
 }

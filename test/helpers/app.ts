@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
 import { type Config, parseConfig } from '../../src/config.js';
 import { createLogger, type Running, start } from '../../src/runtime.js';
+import { assertContract } from './contract.js';
 
 /**
  * Boots the real service (real database, real HTTPS listener on a free port) the way
@@ -83,7 +84,10 @@ export async function bootApp(
     } catch {
       parsed = undefined;
     }
-    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+    const reply = { status: res.statusCode, headers: res.headers, body: parsed, text };
+    // Every partner-API response a suite receives is checked against the OpenAPI document.
+    assertContract(method, urlPath, reply);
+    return reply;
   };
 
   return {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import type { Reply } from './app.js';
+import { assertContract } from './contract.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/forecourt.js');
 
@@ -104,7 +105,9 @@ export async function spawnService(env: Record<string, string>): Promise<Service
       } catch {
         body = undefined;
       }
-      return { status: res.statusCode, headers: res.headers, body, text };
+      const reply = { status: res.statusCode, headers: res.headers, body, text };
+      assertContract(method, urlPath, reply);
+      return reply;
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -7,19 +7,22 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export const uuidParam = z
   .string()
   .regex(UUID_PATTERN, 'must be a UUID such as 3f0c2a8e-5b1d-4c6e-9a7f-1d2e3f4a5b6c')
-  .transform((v) => v.toLowerCase());
+  .transform((v) => v.toLowerCase())
+  .meta({ 'x-query-type': { type: 'string', format: 'uuid' } });
 
 export const positiveIntParam = z
   .string()
   .regex(/^\s*\d{1,9}\s*$/, 'must be a positive integer')
   .transform((v) => Number.parseInt(v, 10))
-  .refine((v) => v >= 1, 'must be a positive integer');
+  .refine((v) => v >= 1, 'must be a positive integer')
+  .meta({ 'x-query-type': { type: 'integer', minimum: 1 } });
 
 export const booleanParam = z
   .string()
   .transform((v) => v.trim().toLowerCase())
   .refine((v) => ['true', 'false', '1', '0'].includes(v), 'must be true, false, 1 or 0')
-  .transform((v) => v === 'true' || v === '1');
+  .transform((v) => v === 'true' || v === '1')
+  .meta({ 'x-query-type': { type: 'boolean' }, description: 'true or false (1 and 0 work too).' });
 
 const DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -36,20 +39,28 @@ function isCalendarDay(date: string): boolean {
  * offset that arrived unencoded in the URL has become a space: it is read as the "+" it was.
  * Impossible days and instants outside the years 1 to 9999 are refused, not rolled over.
  */
-export const dateTimeParam = z.string().transform((raw, ctx) => {
-  const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
-  const match = DATE_TIME.exec(value);
-  const parsed =
-    match && isCalendarDay(match[1]!)
-      ? new Date(match[2] ? `${match[1]}T${match[2]}${match[3] ?? 'Z'}` : `${match[1]}T00:00:00Z`)
-      : undefined;
-  const year = parsed?.getUTCFullYear() ?? Number.NaN;
-  if (!parsed || Number.isNaN(parsed.getTime()) || year < 1 || year > 9999) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z' });
-    return z.NEVER;
-  }
-  return parsed;
-});
+export const dateTimeParam = z
+  .string()
+  .transform((raw, ctx) => {
+    const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+    const match = DATE_TIME.exec(value);
+    const parsed =
+      match && isCalendarDay(match[1]!)
+        ? new Date(match[2] ? `${match[1]}T${match[2]}${match[3] ?? 'Z'}` : `${match[1]}T00:00:00Z`)
+        : undefined;
+    const year = parsed?.getUTCFullYear() ?? Number.NaN;
+    if (!parsed || Number.isNaN(parsed.getTime()) || year < 1 || year > 9999) {
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z' });
+      return z.NEVER;
+    }
+    return parsed;
+  })
+  .meta({
+    'x-query-type': {
+      type: 'string',
+      examples: ['2026-11-22T10:00:00Z', '2026-11-22T11:00:00+01:00', '2026-11-22'],
+    },
+  });
 
 /** A value given under several names: the canonical one wins, else the first alias present. */
 export function pick<T>(...values: (T | undefined)[]): T | undefined {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODES } from '../openapi/error-codes.js';
 
 export {
   dealerSchema,
@@ -11,7 +12,9 @@ export {
 export const errorResponse = z
   .object({
     error: z.object({
-      code: z.string(),
+      // Documented as an enum; serialized as any string, so an unlisted code is caught by the
+      // contract tests rather than turned into a 500.
+      code: z.string().meta({ enum: Object.keys(ERROR_CODES) }),
       message: z.string(),
       requestId: z.string(),
       issues: z.array(z.object({ path: z.string(), message: z.string(), code: z.string() })).optional(),

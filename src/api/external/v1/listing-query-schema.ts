@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
 import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../domain/listing-query.js';
 import { SORTS } from '../../../store/listings-read.js';
-import { dateTimeParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
+import { booleanParam, dateTimeParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
 
 const statusParam = z
   .string()
@@ -11,24 +11,25 @@ const statusParam = z
     z.enum([...ENUMS.status.values, 'all'], {
       error: `must be one of ${[...ENUMS.status.values, 'all'].join(', ')}`,
     }),
-  );
+  )
+  .meta({ 'x-query-type': { type: 'string', enum: [...ENUMS.status.values, 'all'] } });
 
 /** Query parameters shared by GET /listings and GET /locations/{id}/listings. */
 export const paging = {
   page: positiveIntParam.optional().describe('1-based page number. Alias: page_number.'),
-  page_number: positiveIntParam.optional(),
+  page_number: positiveIntParam.optional().describe('Alias of page.'),
   pageSize: positiveIntParam
     .optional()
     .describe(
       `Items per page, default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} is clamped. Aliases: page_size, limit.`,
     ),
-  page_size: positiveIntParam.optional(),
-  limit: positiveIntParam.optional(),
+  page_size: positiveIntParam.optional().describe('Alias of pageSize.'),
+  limit: positiveIntParam.optional().describe('Alias of pageSize.'),
   status: statusParam.optional().describe('active (default), pending, sold, draft, or all.'),
   updatedSince: dateTimeParam
     .optional()
     .describe('Only listings with updatedAt >= this ISO 8601 instant. Alias: updated_since.'),
-  updated_since: dateTimeParam.optional(),
+  updated_since: dateTimeParam.optional().describe('Alias of updatedSince.'),
   cursor: z
     .string()
     .max(1000)
@@ -47,7 +48,12 @@ export const paging = {
     .max(64)
     .optional()
     .describe('Case-insensitive location code. Alias: location_code.'),
-  location_code: z.string().trim().min(1).max(64).optional(),
+  location_code: z.string().trim().min(1).max(64).optional().describe('Alias of locationCode.'),
+  mine: booleanParam
+    .optional()
+    .describe(
+      'true: only the listings written with your own API secrets (your references), e.g. to compare your stock with a feed. Default false: every listing in your access scope.',
+    ),
 };
 
 type PagingInput = { [K in keyof typeof paging]?: z.output<(typeof paging)[K]> };
@@ -61,6 +67,7 @@ export function resolvePaging(q: PagingInput): Omit<ListingQuery, 'dealerIds' | 
     sort: q.sort ?? 'updatedAt',
     locationCode: pick(q.locationCode, q.location_code),
     cursor: q.cursor,
+    mine: q.mine ?? false,
   };
 }
 
@@ -70,12 +77,12 @@ export const listingsQuery = z
     dealerId: uuidParam.optional().describe('Only this dealer profile.'),
     locationId: uuidParam.optional().describe('Only this dealer/location profile.'),
     profileId: uuidParam.optional().describe('Only this dealer/location profile. Alias: userId.'),
-    userId: uuidParam.optional(),
+    userId: uuidParam.optional().describe('Alias of profileId.'),
     parentDealerId: uuidParam
       .optional()
       .describe('This parent dealer and all its child locations. Aliases: parentId, companyId.'),
-    parentId: uuidParam.optional(),
-    companyId: uuidParam.optional(),
+    parentId: uuidParam.optional().describe('Alias of parentDealerId.'),
+    companyId: uuidParam.optional().describe('Alias of parentDealerId.'),
   })
   .transform((q): ListingQuery => {
     return {

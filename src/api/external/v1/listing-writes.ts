@@ -9,10 +9,20 @@ import { partnerMeta } from '../../../http/auth.js';
 import type { Services } from '../../../services.js';
 import { booleanParam } from '../../schemas/query.js';
 import { partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
+import {
+  bulkBodyDoc,
+  bulkExamples,
+  listingWriteDoc,
+  putExamples,
+  statusBodyDoc,
+  statusExamples,
+} from './listing-write-docs.js';
 
 export const MAX_BULK_ITEMS = 100;
 
-const referenceParams = z.object({ externalReference: z.string() });
+const referenceParams = z.object({
+  externalReference: z.string().describe('Your own reference for the listing (1 to 128 characters).'),
+});
 const dryRunQuery = z.object({
   dryRun: booleanParam
     .optional()
@@ -61,9 +71,11 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
     app.put(
       '/listings/:externalReference',
       {
-        config: { scope: 'write:listings' },
+        config: { scope: 'write:listings', documentedBody: listingWriteDoc, bodyExamples: putExamples },
         schema: {
           summary: 'Create or replace a listing by your reference',
+          description:
+            'Upsert: 201 when the reference was new, 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry.',
           tags: ['Listings (write)'],
           params: referenceParams,
           querystring: dryRunQuery,
@@ -96,8 +108,10 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
     app.post(
       '/listings/bulk-upsert',
       {
-        config: { scope: 'write:listings' },
+        config: { scope: 'write:listings', documentedBody: bulkBodyDoc, bodyExamples: bulkExamples },
         schema: {
+          description:
+            'Always 200 when the request itself is well-formed: each item is in `results` or in `errors` (with its index, status and issues). A repeated reference: the last one wins, earlier ones are `superseded`. Counts as one request against your rate limit. Safe to retry.',
           summary: `Create or replace up to ${MAX_BULK_ITEMS} listings; each item succeeds or fails on its own`,
           tags: ['Listings (write)'],
           querystring: dryRunQuery,
@@ -146,7 +160,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
     app.post(
       '/listings/:externalReference/status',
       {
-        config: { scope: 'write:listings' },
+        config: { scope: 'write:listings', documentedBody: statusBodyDoc, bodyExamples: statusExamples },
         schema: {
           summary: 'Change only the status of a listing',
           tags: ['Listings (write)'],

@@ -43,7 +43,7 @@ export function listingRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const partner = request.partner!;
         const query = request.query;
-        const filter = await listingFilter(services, partner.access, query);
+        const filter = await listingFilter(services, partner, query);
         return {
           ...(await listingPage(services, filter, query)),
           meta: { partner: partnerMeta(partner), filters: appliedFilters(query) },
@@ -54,9 +54,16 @@ export function listingRoutes(services: Services): FastifyPluginAsync {
     app.get(
       '/listings/:id',
       {
-        config: { scope: 'read:listings' },
+        config: {
+          scope: 'read:listings',
+          documentedResponses: {
+            304: 'Not Modified: your If-None-Match holds the current ETag; reuse your copy.',
+          },
+        },
         schema: {
           summary: 'Get one listing by its service UUID',
+          description:
+            'Answers with an ETag; send it back as If-None-Match to get 304 Not Modified while the listing (and its dealer) is unchanged.',
           tags: ['Listings'],
           params: z.object({ id: uuidParam }),
           response: {
@@ -101,6 +108,7 @@ export function appliedFilters(query: {
   parentDealerId?: string | undefined;
   locationCode: string | undefined;
   includeChildren?: boolean;
+  mine: boolean;
 }) {
   return {
     status: query.status,
@@ -112,5 +120,6 @@ export function appliedFilters(query: {
       : {}),
     locationCode: query.locationCode ?? null,
     ...(query.includeChildren !== undefined ? { includeChildren: query.includeChildren } : {}),
+    ...(query.mine ? { mine: true } : {}),
   };
 }

@@ -12,10 +12,10 @@ import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/
 import { paging, resolvePaging } from './listing-query-schema.js';
 import { appliedFilters, listingListResponse } from './listings.js';
 
-const locationsQuery = z
+export const locationsQuery = z
   .object({
     parentId: uuidParam.optional().describe('Only locations under this parent. Alias: parent_id.'),
-    parent_id: uuidParam.optional(),
+    parent_id: uuidParam.optional().describe('Alias of parentId.'),
     includeChildren: booleanParam.optional().describe('Include deeper descendants (default true).'),
     withCounts: booleanParam.optional().describe('Include stats per location (default true).'),
     search: z
@@ -99,7 +99,9 @@ export function locationRoutes(services: Services): FastifyPluginAsync {
         schema: {
           summary: 'List the listings of one location',
           tags: ['Locations', 'Listings'],
-          params: z.object({ id: uuidParam }),
+          params: z.object({
+            id: uuidParam.describe('The location (dealer profile) id, from GET /locations.'),
+          }),
           querystring: locationListingsQuery,
           response: { 200: listingListResponse, ...partnerErrors },
         },
@@ -113,7 +115,7 @@ export function locationRoutes(services: Services): FastifyPluginAsync {
           throw notFound(`No location ${id} in this API secret's access scope.`);
         }
         const own = query.includeChildren ? await services.dealers.subtree([id]) : [id];
-        const filter = await listingFilter(services, partner.access, query, [own]);
+        const filter = await listingFilter(services, partner, query, [own]);
         return {
           ...(await listingPage(services, filter, query)),
           meta: { partner: partnerMeta(partner), filters: { locationId: id, ...appliedFilters(query) } },

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench`: the whole benchmark matrix on this machine, with the targets of issue 7 checked.
+ *   - PostgreSQL, 1M listings: every scenario, each against its limits;
+ *   - PostgreSQL at 10k and 100k: the list scenarios again (growth);
+ *   - PGlite at 100k against PostgreSQL at 100k: the main scenarios (embedded ratio).
+ * Datasets are loaded when missing (databases bench_10k, bench_100k, bench_1m on the server of
+ * BENCH_PG, default postgres://root@127.0.0.1:5432; PGlite in bench/.data/pglite-100k).
+ * Results: bench/results/<date>.json, and a Markdown table on stdout for docs/benchmarks.md.
+ *
+ *   npm run bench                      the full matrix (about 15 minutes)
+ *   npm run bench -- --smoke           10k listings, 1 s per scenario: proves it runs (CI)
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { markdown, type Run, targets } from './lib/report.js';
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    connections: { type: 'string', default: '4' },
+    duration: { type: 'string', default: '10' },
+  },
+});
+const HERE = import.meta.dirname;
+const server = process.env.BENCH_PG ?? 'postgres://root@127.0.0.1:5432';
+const tsx = ['--import', 'tsx'];
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+async function sql(database: string, text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: `${server}/${database}` });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A PostgreSQL database holding `listings` listings from bench/dataset.ts, loaded if missing. */
+async function postgresDataset(name: string, listings: number, fresh: boolean): Promise<string> {
+  const url = `${server}/${name}`;
+  const info = path.join(HERE, '.data', `${name}.json`);
+  const exists =
+    (await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount === 1;
+  if (!fresh && exists && existsSync(info)) return url;
+  log(`loading ${listings} listings into ${name}`);
+  await sql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await sql('postgres', `CREATE DATABASE ${name}`);
+  execFileSync(process.execPath, [...tsx, path.join(HERE, 'dataset.ts'), '--listings', String(listings)], {
+    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return url;
+}
+
+function pgliteDataset(listings: number): string {
+  const dir = path.join(HERE, '.data', `pglite-${listings / 1000}k`);
+  const info = `${dir}.json`;
+  if (existsSync(info) && existsSync(dir)) return dir;
+  log(`loading ${listings} listings into PGlite (${dir})`);
+  rmSync(dir, { recursive: true, force: true });
+  execFileSync(
+    process.execPath,
+    [...tsx, path.join(HERE, 'dataset.ts'), '--listings', String(listings), '--out', info],
+    {
+      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  return dir;
+}
+
+function run(label: string, target: { url?: string; dir?: string }, only?: string[]): Run {
+  log(`run ${label}${only ? ` (${only.join(', ')})` : ''}`);
+  const args = [
+    ...tsx,
+    path.join(HERE, 'run.ts'),
+    '--label',
+    label,
+    '--connections',
+    values.connections!,
+    '--duration',
+    values.smoke ? '1' : values.duration!,
+    ...(target.url
+      ? ['--database-url', target.url]
+      : ['--data-dir', target.dir!, '--dataset', `${target.dir}.json`]),
+    ...(only ? ['--only', only.join(',')] : []),
+  ];
+  const child = spawnSync(process.execPath, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 26,
+  });
+  if (child.status !== 0) throw new Error(`bench run ${label} failed (exit ${child.status})`);
+  return JSON.parse(child.stdout) as Run;
+}
+
+const LISTS = ['list-restricted', 'list-global'];
+const MAIN = [...LISTS, 'locations-500-with-counts', 'put-single', 'bulk-upsert-100'];
+const runs: Run[] = [];
+const started = Date.now();
+
+if (values.smoke) {
+  const url = await postgresDataset('bench_smoke_10k', 10_000, true);
+  const result = run('smoke-10k', { url });
+  await sql('postgres', 'DROP DATABASE IF EXISTS bench_smoke_10k WITH (FORCE)');
+  const failed = result.scenarios.filter((s) => s.service.errors > 0 || s.service.requests === 0);
+  for (const s of result.scenarios)
+    log(
+      `${s.name}: ${s.service.requestsPerSecond} req/s, p99 ${s.service.p99} ms, ${s.service.errors} errors`,
+    );
+  if (failed.length)
+    throw new Error(`smoke: errors or no requests in ${failed.map((s) => s.name).join(', ')}`);
+  log(`smoke passed in ${Math.round((Date.now() - started) / 1000)} s`);
+} else {
+  const pg1m = await postgresDataset('bench_1m', 1_000_000, false);
+  const pg100k = await postgresDataset('bench_100k', 100_000, false);
+  const pg10k = await postgresDataset('bench_10k', 10_000, false);
+  const lite100k = pgliteDataset(100_000);
+  runs.push(run('postgres-1m', { url: pg1m }));
+  runs.push(run('postgres-100k', { url: pg100k }, MAIN));
+  runs.push(run('postgres-10k', { url: pg10k }, LISTS));
+  runs.push(run('pglite-100k', { dir: lite100k }, MAIN));
+
+  const versions = {
+    node: process.version,
+    postgres: (await sql('postgres', 'SHOW server_version')).rows[0].server_version as string,
+    pglite: JSON.parse(
+      readFileSync(path.join(HERE, '../node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+    ).version,
+    fastify: JSON.parse(readFileSync(path.join(HERE, '../node_modules/fastify/package.json'), 'utf8'))
+      .version,
+    autocannon: JSON.parse(readFileSync(path.join(HERE, '../node_modules/autocannon/package.json'), 'utf8'))
+      .version,
+  };
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.type()} ${os.release()}`,
+  };
+  const result = {
+    date: new Date().toISOString(),
+    machine,
+    versions,
+    connections: Number(values.connections),
+    durationS: Number(values.duration),
+    runs,
+    targets: targets(runs),
+  };
+  const dir = path.join(HERE, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${result.date.slice(0, 10)}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${path.relative(process.cwd(), file)} in ${Math.round((Date.now() - started) / 1000)} s`);
+  process.stdout.write(markdown(result));
+}

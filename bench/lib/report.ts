@@ -1,0 +1,126 @@
+import type { Measured } from './load.js';
+
+export interface Scenario {
+  name: string;
+  connections: number;
+  service: Measured;
+  dbLimit?: Measured;
+  httpLimit?: Measured;
+  ratioToDbLimit?: number;
+  ratioToHttpLimit?: number;
+  listingsPerSecond?: number;
+  rawListingsPerSecond?: number;
+  ratioToRawUpsert?: number;
+  statements?: string[];
+}
+
+export interface Run {
+  label: string;
+  database: 'postgres' | 'pglite';
+  listings: number;
+  connections: number;
+  durationS: number;
+  scenarios: Scenario[];
+}
+
+export interface Target {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+
+/** The targets of issue 7, each with what was measured. */
+export function targets(runs: Run[]): Target[] {
+  const find = (label: string, name: string) =>
+    runs.find((r) => r.label === label)?.scenarios.find((s) => s.name === name);
+  const out: Target[] = [];
+  for (const name of ['list-restricted', 'list-global']) {
+    const s = find('postgres-1m', name);
+    if (!s) continue;
+    out.push({
+      target: `${name} (1M): ≥ 0.5 of the DB limit`,
+      measured: `${s.ratioToDbLimit}`,
+      met: (s.ratioToDbLimit ?? 0) >= 0.5,
+    });
+    out.push({
+      target: `${name} (1M): p99 < 25 ms`,
+      measured: `${s.service.p99} ms`,
+      met: s.service.p99 < 25,
+    });
+  }
+  const page1 = find('postgres-1m', 'list-global');
+  const cursor = find('postgres-1m', 'list-global-cursor-400');
+  const deep = find('postgres-1m', 'list-global-page-400');
+  if (page1 && cursor) {
+    const ratio = r2(cursor.service.p50 / page1.service.p50);
+    out.push({ target: 'cursor page 400 ≤ 1.2 × page 1 (p50)', measured: `${ratio}`, met: ratio <= 1.2 });
+  }
+  if (page1 && deep) {
+    const ratio = r2(deep.service.p50 / page1.service.p50);
+    out.push({ target: 'page=400 ≤ 2 × page 1 (p50)', measured: `${ratio}`, met: ratio <= 2 });
+  }
+  for (const name of ['list-restricted', 'list-global']) {
+    const big = find('postgres-1m', name);
+    const small = find('postgres-10k', name);
+    if (!big || !small) continue;
+    const ratio = r2(big.service.p50 / small.service.p50);
+    out.push({ target: `${name}: p50 at 1M ≤ 1.5 × at 10k`, measured: `${ratio}`, met: ratio <= 1.5 });
+  }
+  const bulk = find('postgres-1m', 'bulk-upsert-100');
+  const put = find('postgres-1m', 'put-single');
+  if (bulk?.ratioToRawUpsert !== undefined) {
+    out.push({
+      target: 'bulk upsert ≥ 0.5 of the raw multi-row upsert',
+      measured: `${bulk.ratioToRawUpsert}`,
+      met: bulk.ratioToRawUpsert >= 0.5,
+    });
+  }
+  if (bulk && put) {
+    const ratio = r2(bulk.listingsPerSecond! / put.listingsPerSecond!);
+    out.push({ target: 'bulk ≥ 10 × single PUT (listings/s)', measured: `${ratio}`, met: ratio >= 10 });
+  }
+  const locations = find('postgres-1m', 'locations-500-with-counts');
+  if (locations) {
+    out.push({
+      target: 'locations with counts, 500 locations: p95 < 50 ms',
+      measured: `${locations.service.p95} ms`,
+      met: locations.service.p95 < 50,
+    });
+  }
+  const lite = runs.find((r) => r.label === 'pglite-100k');
+  for (const s of lite?.scenarios ?? []) {
+    const base = find('postgres-100k', s.name);
+    if (!base) continue;
+    const ratio = r2(s.service.requestsPerSecond / base.service.requestsPerSecond);
+    out.push({
+      target: `PGlite ${s.name}: ≥ 0.3 of PostgreSQL (100k)`,
+      measured: `${ratio}`,
+      met: ratio >= 0.3,
+    });
+  }
+  return out;
+}
+
+const ms = (m?: Measured) => (m ? `${m.p50} / ${m.p95} / ${m.p99}` : '');
+
+/** The tables of docs/benchmarks.md. */
+export function markdown(result: { runs: Run[]; targets: Target[] }): string {
+  const lines: string[] = [];
+  for (const run of result.runs) {
+    lines.push(
+      `\n#### ${run.label}: ${run.database}, ${run.listings.toLocaleString('en')} listings, ${run.connections} connections, ${run.durationS} s each\n`,
+      '| scenario | req/s | p50 / p95 / p99 ms | DB limit req/s | × DB limit | HTTP limit req/s | × HTTP limit | listings/s |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const s of run.scenarios) {
+      lines.push(
+        `| ${s.name} | ${s.service.requestsPerSecond} | ${ms(s.service)} | ${s.dbLimit?.requestsPerSecond ?? ''} | ${s.ratioToDbLimit ?? s.ratioToRawUpsert ?? ''} | ${s.httpLimit?.requestsPerSecond ?? ''} | ${s.ratioToHttpLimit ?? ''} | ${s.listingsPerSecond ?? ''}${s.rawListingsPerSecond ? ` (raw ${s.rawListingsPerSecond})` : ''} |`,
+      );
+    }
+  }
+  lines.push('\n#### Targets\n', '| target | measured | met |', '|---|---|---|');
+  for (const t of result.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { listingsQuery } from '../../src/api/external/v1/listing-query-schema.js';
+import { locationsQuery } from '../../src/api/external/v1/locations.js';
+import type { Access } from '../../src/domain/access.js';
+import { toListingWrite } from '../../src/domain/listing-input.js';
+import { listingFilter, listingPage } from '../../src/domain/listing-query.js';
+import { findLocations } from '../../src/domain/locations.js';
+import { hashSecret } from '../../src/domain/secrets.js';
+import type { Services } from '../../src/services.js';
+import type { ListingRow } from '../../src/store/listings-write.js';
+
+/** bench/.data/<db>.json, written by bench/dataset.ts. */
+export interface Dataset {
+  listings: number;
+  globalSecret: string;
+  restrictedSecret: string;
+  wideSecret: string;
+  writerId: string;
+}
+
+export type Who = 'global' | 'restricted' | 'wide';
+export const secretOf = (d: Dataset, who: Who) =>
+  who === 'global' ? d.globalSecret : who === 'restricted' ? d.restrictedSecret : d.wideSecret;
+
+export interface ReadScenario {
+  name: string;
+  who: Who;
+  /** Path below /api/external/v1, with its query. */
+  path: string;
+  /** What the target compares: the DB limit ratio and p99 apply to list endpoints. */
+  kind: 'list' | 'locations';
+}
+
+export const READS: ReadScenario[] = [
+  { name: 'list-restricted', who: 'restricted', path: '/listings?pageSize=50&status=active', kind: 'list' },
+  { name: 'list-global', who: 'global', path: '/listings?pageSize=50&status=active', kind: 'list' },
+  {
+    name: 'list-global-page-400',
+    who: 'global',
+    path: '/listings?pageSize=50&status=active&page=400',
+    kind: 'list',
+  },
+  // The cursor path is filled in at run time (a cursor 400 pages deep).
+  { name: 'list-global-cursor-400', who: 'global', path: '', kind: 'list' },
+  { name: 'locations-500-with-counts', who: 'wide', path: '/locations?withCounts=true', kind: 'locations' },
+];
+
+/**
+ * Runs, on `services` (whose Db records), what the service runs for one request: the secret
+ * lookup, the partner's subtree, then the route's domain calls with the same parsed query.
+ */
+export async function requestWork(services: Services, secret: string, path: string): Promise<void> {
+  const record = await services.partners.findBySecretHash(hashSecret(secret));
+  if (!record) throw new Error('bench secret not found: was the dataset loaded into this database?');
+  const access: Access =
+    record.accessScope === 'global'
+      ? { scope: 'global', rootProfileIds: [], profileIds: [] }
+      : {
+          scope: 'restricted',
+          rootProfileIds: record.rootProfileIds,
+          profileIds: await services.dealers.subtree(record.rootProfileIds),
+        };
+  const url = new URL(path, 'https://x');
+  const params = Object.fromEntries(url.searchParams);
+  if (url.pathname === '/listings') {
+    const query = listingsQuery.parse(params);
+    await listingPage(services, await listingFilter(services, { id: record.id, access }, query), query);
+  } else if (url.pathname === '/locations') {
+    await findLocations(services, access, locationsQuery.parse(params));
+  } else throw new Error(`no domain emulation for ${path}`);
+}
+
+/** A realistic listing body; `[<id>]` marks where autocannon puts a unique id. */
+export function listingBody(reference: string, i: number): Record<string, unknown> {
+  const brands = [
+    ['Volkswagen', 'Golf', 'hatchback'],
+    ['BMW', 'X1', 'suv'],
+    ['Renault', 'Clio', 'hatchback'],
+    ['Skoda', 'Octavia', 'estate'],
+  ] as const;
+  const [brand, model, bodyType] = brands[i % brands.length]!;
+  return {
+    externalReference: reference,
+    dealerLocationCode: 'G001-L001',
+    title: `${brand} ${model} ${2015 + (i % 10)}`,
+    description: `Well maintained ${brand} ${model}, full service history.`,
+    price: 9950 + (i % 50) * 250,
+    brand,
+    model,
+    year: 2015 + (i % 10),
+    mileage: 12_000 + i * 137,
+    fuelType: i % 3 === 0 ? 'diesel' : 'petrol',
+    transmission: i % 2 ? 'automatic' : 'manual',
+    bodyType,
+    color: 'grey',
+    doors: 5,
+    seats: 5,
+    powerKw: 85,
+    firstRegistration: `${2015 + (i % 10)}-04`,
+    images: [1, 2, 3, 4, 5].map((n) => `https://images.example.com/bench/${reference}/${n}.jpg`),
+    features: ['Navigation', 'Air conditioning', { category: 'safety', name: 'Parking camera' }],
+  };
+}
+
+/** Store rows for the raw write limit: validated once, as the domain would, then fresh per batch. */
+export function rowFactory(services: Services, dealerProfileId: string) {
+  const write = toListingWrite(services.listingSchema.parse(listingBody('x', 1)));
+  return (batch: number, size: number, run: string): ListingRow[] =>
+    Array.from({ length: size }, (_, i) => {
+      const reference = `BENCH-RAW-${run}-${batch}-${i}`;
+      return {
+        id: randomUUID(),
+        reference,
+        slug: `volkswagen-golf-2016-${randomUUID()}`,
+        dealerProfileId,
+        status: 'active',
+        statusGiven: false,
+        dealerGiven: true,
+        values: write.values,
+      };
+    });
+}

@@ -1,0 +1,278 @@
+/**
+ * One benchmark run against one loaded database (bench/dataset.ts): every scenario from a
+ * separate load-generator process (this one; the service runs in its own), with its limits
+ * measured in the same run:
+ *   - database limit: the very statements the service sends for one request (recorded), replayed
+ *     on the bare pg driver at the same concurrency;
+ *   - HTTP limit: the same response bytes, pre-serialized, from a bare Fastify over the same TLS;
+ *   - write limit: the store's multi-row upsert on the driver, without HTTP or validation.
+ *
+ *   node --import tsx bench/run.ts --database-url postgres://…/bench_1m [--data-dir DIR for PGlite]
+ *     [--dataset bench/.data/bench_1m.json] [--connections 8] [--duration 10] [--only a,b] [--out file.json]
+ * Prints the result as JSON (and appends it to --out). bench/all.ts runs the whole matrix.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { parseConfig } from '../src/config.js';
+import { createLogger } from '../src/runtime.js';
+import { createServices } from '../src/services.js';
+import { openDb } from '../src/store/db.js';
+import { ensureCursorKey } from '../src/store/service-info.js';
+import { recording, replay } from './lib/db-limit.js';
+import { load, type Measured, summarize } from './lib/load.js';
+import { startHttpLimitServer, startService } from './lib/processes.js';
+import type { Scenario } from './lib/report.js';
+import {
+  type Dataset,
+  listingBody,
+  READS,
+  type ReadScenario,
+  requestWork,
+  rowFactory,
+  secretOf,
+} from './lib/scenarios.js';
+
+const { values } = parseArgs({
+  options: {
+    'database-url': { type: 'string' },
+    'data-dir': { type: 'string' },
+    dataset: { type: 'string' },
+    connections: { type: 'string', default: '8' },
+    duration: { type: 'string', default: '10' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    label: { type: 'string' },
+  },
+});
+const databaseUrl = values['database-url'];
+if (!databaseUrl && !values['data-dir']) throw new Error('--database-url or --data-dir is required');
+const datasetFile =
+  values.dataset ??
+  path.resolve(
+    import.meta.dirname,
+    '.data',
+    `${databaseUrl ? new URL(databaseUrl).pathname.slice(1) : 'embedded'}.json`,
+  );
+const dataset = JSON.parse(readFileSync(datasetFile, 'utf8')) as Dataset;
+const connections = Number(values.connections);
+const durationS = Number(values.duration);
+const only = values.only?.split(',');
+const wanted = (name: string) => !only || only.includes(name);
+const log = (msg: string) => process.stderr.write(`[bench ${values.label ?? ''}] ${msg}\n`);
+const API = '/api/external/v1';
+
+const service = await startService(
+  databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: path.resolve(values['data-dir']!) },
+);
+const auth = (who: Parameters<typeof secretOf>[1]) => ({ authorization: `Bearer ${secretOf(dataset, who)}` });
+
+async function get(pathAndQuery: string, who: Parameters<typeof secretOf>[1]) {
+  const res = await request(`${service.url}${API}${pathAndQuery}`, {
+    dispatcher: service.dispatcher,
+    headers: auth(who),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: ${res.statusCode} ${text.slice(0, 300)}`);
+  return text;
+}
+
+// The DB-limit side needs the service's own statements: services over a recording Db, in this
+// process, on the same database (PostgreSQL only: PGlite is single-process).
+const config = parseConfig({ DATA_DIR: os.tmpdir(), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+const recorder = databaseUrl
+  ? recording(
+      await openDb({
+        databaseUrl,
+        dataDir: os.tmpdir(),
+        statementTimeoutMs: 60_000,
+        connectTimeoutMs: 5000,
+        poolSize: 4,
+      }),
+    )
+  : undefined;
+const services = recorder
+  ? createServices(config, recorder.db, {
+      adminToken: 'x'.repeat(32),
+      cursorKey: await ensureCursorKey(recorder.db),
+      publicOrigin: service.url,
+      logger: createLogger({ LOG_LEVEL: 'silent' }),
+    })
+  : undefined;
+
+const results: Scenario[] = [];
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
+// --- Reads.
+const reads: ReadScenario[] = READS.filter((s) => wanted(s.name)).map((s) => ({ ...s }));
+const cursorScenario = reads.find((s) => s.name === 'list-global-cursor-400');
+if (cursorScenario) {
+  let cursor: string | undefined;
+  for (let page = 1; page < 400; page++) {
+    const body = JSON.parse(
+      await get(
+        `/listings?pageSize=50&status=active${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        'global',
+      ),
+    );
+    cursor = body.pagination.nextCursor;
+  }
+  cursorScenario.path = `/listings?pageSize=50&status=active&cursor=${encodeURIComponent(cursor!)}`;
+}
+const bodies: Record<string, string> = {};
+for (const s of reads) bodies[`${API}${s.path}`] = await get(s.path, s.who);
+const bodiesFile = path.join(service.dataDir, 'bench-bodies.json');
+writeFileSync(bodiesFile, JSON.stringify(bodies));
+const httpLimit = await startHttpLimitServer(bodiesFile, path.join(service.dataDir, 'tls'));
+
+for (const s of reads) {
+  log(`${s.name}: service`);
+  const measured = await load({
+    url: `${service.url}${API}${s.path}`,
+    connections,
+    durationS,
+    headers: auth(s.who),
+  });
+  log(`${s.name}: HTTP limit`);
+  const http = await load({ url: `${httpLimit.url}${API}${s.path}`, connections, durationS });
+  const result: Scenario = {
+    name: s.name,
+    connections,
+    service: measured,
+    httpLimit: http,
+    ratioToHttpLimit: ratio(measured.requestsPerSecond, http.requestsPerSecond),
+  };
+  if (services && recorder && databaseUrl) {
+    recorder.take();
+    await requestWork(services, secretOf(dataset, s.who), s.path);
+    const statements = recorder.take();
+    log(`${s.name}: DB limit (${statements.length} statements)`);
+    result.dbLimit = await replay(databaseUrl, statements, connections, durationS);
+    result.ratioToDbLimit = ratio(measured.requestsPerSecond, result.dbLimit.requestsPerSecond);
+    result.statements = statements.map((st) => st.name);
+  }
+  results.push(result);
+}
+await httpLimit.stop();
+
+// Following cursors to the end, one page after another, as a partner's first full sync does.
+if (wanted('cursor-to-end')) {
+  log('cursor-to-end');
+  const times: number[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  const started = performance.now();
+  for (;;) {
+    const t = performance.now();
+    const body = JSON.parse(
+      await get(
+        `/listings?pageSize=50&status=all${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        'restricted',
+      ),
+    );
+    times.push(performance.now() - t);
+    pages++;
+    cursor = body.pagination.nextCursor;
+    if (!body.pagination.hasMore) break;
+  }
+  const n = Math.min(50, Math.floor(times.length / 4));
+  const first = summarize(times.slice(1, n + 1), 1, 0);
+  const last = summarize(times.slice(-n), 1, 0);
+  results.push({
+    name: 'cursor-to-end',
+    connections: 1,
+    service: summarize(times, (performance.now() - started) / 1000, 0),
+    statements: [
+      `${pages} pages; first ${n} p50 ${first.p50} ms, last ${n} p50 ${last.p50} ms (ratio ${ratio(last.p50, first.p50)})`,
+    ],
+  });
+}
+
+// --- Writes.
+const run = Date.now().toString(36);
+if (wanted('put-single')) {
+  log('put-single');
+  let n = 0;
+  const measured = await load({
+    url: `${service.url}${API}/listings/x`,
+    connections,
+    durationS,
+    method: 'PUT',
+    headers: { ...auth('global'), 'content-type': 'application/json' },
+    body: JSON.stringify(listingBody('ignored', 1)),
+    path: () => `${API}/listings/BENCH-PUT-${run}-${n++}`,
+  });
+  results.push({
+    name: 'put-single',
+    connections,
+    service: measured,
+    listingsPerSecond: measured.requestsPerSecond,
+  });
+}
+if (wanted('bulk-upsert-100')) {
+  log('bulk-upsert-100');
+  const items = Array.from({ length: 100 }, (_, i) => listingBody(`BENCH-BULK-${run}-[<id>]-${i}`, i));
+  const measured = await load({
+    url: `${service.url}${API}/listings/bulk-upsert`,
+    connections,
+    durationS,
+    method: 'POST',
+    headers: { ...auth('global'), 'content-type': 'application/json' },
+    body: JSON.stringify(items),
+    idReplacement: true,
+  });
+  const result: Scenario = {
+    name: 'bulk-upsert-100',
+    connections,
+    service: measured,
+    listingsPerSecond: Math.round(measured.requestsPerSecond * 100),
+  };
+  if (services && recorder) {
+    log('bulk-upsert-100: raw multi-row upsert on the driver');
+    const [dealer] = await services.dealers.idsByCodes(['G001-L001']).then((m) => [...m.values()]);
+    const rows = rowFactory(services, dealer!);
+    const latencies: number[] = [];
+    let batch = 0;
+    const until = performance.now() + durationS * 1000;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < until) {
+          const fresh = rows(batch++, 100, run);
+          const t = performance.now();
+          // What a bulk request of new listings costs the database: look, insert, history.
+          await services.db.transaction(async (tx) => {
+            await services.listingWrites.lockExisting(
+              dataset.writerId,
+              fresh.map((r) => r.reference),
+              tx,
+            );
+            const inserted = await services.listingWrites.insertNew(dataset.writerId, fresh, tx);
+            await services.listingWrites.recordHistory(inserted, tx);
+          });
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const raw = summarize(latencies, (performance.now() - started) / 1000, 0);
+    result.dbLimit = raw;
+    result.rawListingsPerSecond = Math.round(raw.requestsPerSecond * 100);
+    result.ratioToRawUpsert = ratio(result.listingsPerSecond!, result.rawListingsPerSecond);
+  }
+  results.push(result);
+}
+
+await service.stop();
+await recorder?.db.close();
+const output = {
+  label: values.label ?? null,
+  database: databaseUrl ? 'postgres' : 'pglite',
+  listings: dataset.listings,
+  connections,
+  durationS,
+  scenarios: results,
+};
+process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+if (values.out) writeFileSync(values.out, `${JSON.stringify(output)}\n`, { flag: 'a' });

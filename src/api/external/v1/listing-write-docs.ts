@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { ENUMS } from '../../../domain/enums.js';
+import { listingBodySchema } from '../../../domain/listing-input.js';
+
+/**
+ * Request bodies of the write operations, for the OpenAPI document only. The domain validates
+ * bodies itself (a bulk request reports each item on its own), from the same listingBodySchema,
+ * so the document shows exactly what is checked. Built once per process: Zod's registry allows
+ * one schema per component id.
+ */
+const example = {
+  externalReference: 'STOCK-2026-0042',
+  dealerLocationCode: 'VDB-GENT',
+  status: 'active',
+  title: 'Volkswagen Golf 1.5 TSI Life 2021',
+  description: 'One owner, full dealer service history, new tyres.',
+  price: 21950,
+  currency: 'EUR',
+  brand: 'Volkswagen',
+  model: 'Golf',
+  variant: '1.5 TSI Life',
+  year: 2021,
+  mileage: 48200,
+  fuelType: 'petrol',
+  transmission: 'manual',
+  bodyType: 'hatchback',
+  color: 'Moonstone grey',
+  doors: 5,
+  seats: 5,
+  powerKw: 96,
+  firstRegistration: '2021-03',
+  previousOwners: 1,
+  warranty: true,
+  warrantyMonths: 12,
+  vehicleType: 'margin',
+  conditionTags: ['used', 'accident_free'],
+  vin: 'WVWZZZCDZMW012345',
+  historyReportUrl: 'https://www.car-pass.be/en/check/12345678901',
+  postalCode: '9000',
+  city: 'Gent',
+  province: 'Oost-Vlaanderen',
+  images: [
+    'https://images.example.com/stock-2026-0042/1.jpg',
+    'https://images.example.com/stock-2026-0042/2.jpg',
+  ],
+  features: [{ category: 'comfort', name: 'Adaptive cruise control' }, 'Heated seats'],
+};
+
+const reference = z
+  .string()
+  .min(1)
+  .max(128)
+  .describe('Your own unique reference (1 to 128 characters, no control characters or outer spaces).');
+
+export const listingWriteDoc = listingBodySchema({ historyReportHosts: ['www.car-pass.be'] })
+  .extend({
+    externalReference: reference
+      .optional()
+      .describe(
+        'Your reference. In a PUT the path names it; in bulk items it is required. Alias: external_reference.',
+      ),
+    external_reference: z.string().optional().describe('Alias of externalReference.'),
+  })
+  .meta({
+    id: 'ListingWrite',
+    description:
+      'A listing as you send it. Only title is required (and, for a new listing, dealerProfileId or dealerLocationCode). ' +
+      'Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated fields accept the ' +
+      'values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, slug, createdAt, …) ' +
+      'and unknown fields are ignored.',
+    examples: [example],
+  });
+
+const { externalReference: _ref, ...single } = example;
+
+export const putExamples = {
+  listing: { summary: 'A used car at a location, by location code', value: single },
+  minimal: {
+    summary: 'The least a new listing needs',
+    value: { dealerLocationCode: 'VDB-GENT', title: 'Peugeot 208 1.2 PureTech 2019', price: 12450 },
+  },
+};
+
+export const bulkBodyDoc = z
+  .union([
+    z.array(listingWriteDoc).min(1).max(100),
+    z.object({ items: z.array(listingWriteDoc).min(1).max(100) }),
+  ])
+  .describe(
+    'A JSON array of 1 to 100 listings, or {"items": [...]}. Each item needs externalReference (or external_reference).',
+  );
+
+export const bulkExamples = {
+  array: {
+    summary: 'Two listings as an array',
+    value: [
+      example,
+      {
+        externalReference: 'STOCK-2026-0043',
+        dealerLocationCode: 'VDB-ANTW',
+        title: 'Tesla Model 3 Long Range 2022',
+        price: 33900,
+        fuelType: 'EV',
+      },
+    ],
+  },
+  items: {
+    summary: 'The same wrapped in {items}',
+    value: {
+      items: [
+        {
+          externalReference: 'STOCK-2026-0043',
+          dealerLocationCode: 'VDB-ANTW',
+          title: 'Tesla Model 3 Long Range 2022',
+          price: 33900,
+        },
+      ],
+    },
+  },
+};
+
+export const statusBodyDoc = z.object({
+  status: z.enum(ENUMS.status.values).describe('The new status (case-insensitive).'),
+});
+
+export const statusExamples = {
+  sold: { summary: 'Mark as sold', value: { status: 'sold' } },
+  pending: { summary: 'Reserved by a buyer', value: { status: 'pending' } },
+};

@@ -1,0 +1,253 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { describeErrors } from './error-codes.js';
+
+/**
+ * The partner OpenAPI 3.1 document, generated from the very Zod schemas that validate requests and
+ * serialize responses: nothing here restates a field. What this file adds is what a route schema
+ * cannot say by itself: which routes are the partner API, the security scheme, the error codes
+ * and headers of each response, and the request bodies the domain validates itself.
+ */
+export const PARTNER_PREFIX = '/api/external/v1';
+
+/** Route config of an operation whose body is validated in the domain (per item, for bulk). */
+export interface DocumentedRoute {
+  /** The body shape, for the document only: Fastify does not validate it. */
+  documentedBody?: z.ZodType;
+  /** Examples of the body, by name. */
+  bodyExamples?: Record<string, { summary: string; value: unknown }>;
+  /** Responses without a body that the route sends by itself (304), with their description. */
+  documentedResponses?: Record<number, string>;
+}
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { type: 'integer', description: 'Your requests allowed per minute.' },
+  'RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current minute.' },
+  'RateLimit-Reset': { type: 'integer', description: 'Seconds until the current minute ends.' },
+};
+const REQUEST_ID = {
+  'X-Request-Id': {
+    type: 'string',
+    description: 'Your X-Request-Id when you sent one, else ours; quote it when you ask for help.',
+  },
+};
+const RETRY_AFTER = {
+  'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying.' },
+};
+
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created: the reference was new.',
+};
+
+/**
+ * JSON Schema overrides. Query values arrive as strings and are parsed strictly by their Zod
+ * schema; the document shows the type they stand for (`x-query-type`) so that clients generated
+ * from it pass an integer or a boolean, not a string.
+ */
+function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const { jsonSchema } = ctx;
+  const queryType = jsonSchema['x-query-type'] as Record<string, unknown> | undefined;
+  if (queryType) {
+    for (const key of ['type', 'pattern', 'format', 'x-query-type']) delete jsonSchema[key];
+    Object.assign(jsonSchema, queryType);
+  }
+  // An `unknown` member of a union documents nothing; the library's default override drops it too.
+  if (Array.isArray(jsonSchema.anyOf)) {
+    jsonSchema.anyOf = jsonSchema.anyOf.filter((s) => Object.keys(s as object).length > 0);
+  }
+}
+
+/** Request-body examples by operationId, collected by the route transform. */
+const bodyExamples = new Map<string, DocumentedRoute['bodyExamples']>();
+
+const zodTransform = createJsonSchemaTransform({
+  skipList: [],
+  zodToJsonConfig: { override: override as never },
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema and OpenAPI objects are walked by key
+type Json = Record<string, any>;
+
+/**
+ * GET /listings/{id} takes the service UUID while PUT and DELETE /listings/{externalReference}
+ * take your reference: two templates at one path, which OpenAPI forbids (they would be
+ * "identical paths"). The document shows one template, {listing}, described per operation.
+ */
+const LISTING_PARAM: Record<string, { from: string; description: string }> = {
+  GET: { from: 'id', description: 'The listing id (`data.id`, a UUID the service assigned).' },
+  PUT: {
+    from: 'externalReference',
+    description: 'Your own reference for the listing (1 to 128 characters).',
+  },
+  DELETE: { from: 'externalReference', description: 'Your own reference for the listing.' },
+};
+
+export const swaggerOptions: SwaggerOptions = {
+  openapi: {
+    openapi: '3.1.0',
+    info: {
+      title: 'Forecourt partner API',
+      version: '1.0.0',
+      description: [
+        'Read dealer locations and vehicle listings in your access scope; create, update, bulk-upsert,',
+        're-status and mark as sold your own listings, addressed by your own reference.',
+        '',
+        'Authenticate every request with `Authorization: Bearer <API secret>` (or `X-API-Key`).',
+        'Errors share one envelope `{"error": {"code", "message", "requestId", "issues"?}}`; each',
+        'response below lists the codes it may carry and what to do about each. The partner guide',
+        '(docs/partner-guide.md) walks through a first call, sync and bulk import.',
+      ].join('\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Marketplace operator' },
+    },
+    servers: [{ url: PARTNER_PREFIX, description: 'This service' }],
+    tags: [
+      { name: 'Listings', description: 'Read listings in your access scope; sync with cursors.' },
+      {
+        name: 'Listings (write)',
+        description: 'Create, update and re-status your own listings (scope write:listings).',
+      },
+      { name: 'Locations', description: 'Dealer locations (profiles) in your access scope.' },
+      { name: 'Reference', description: 'Allowed values of enumerated fields.' },
+    ],
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Your API secret (`fc_…`), issued by the marketplace operator.',
+        },
+        apiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'The same secret in X-API-Key, for clients that cannot set Authorization.',
+        },
+      },
+    },
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+  },
+  transform: (document) => {
+    const { url, route } = document;
+    // Only the partner API is documented here; health and operator routes are not partners' business.
+    if (!url.startsWith(`${PARTNER_PREFIX}/`) || url === `${PARTNER_PREFIX}/openapi.json`) {
+      return { schema: { hide: true }, url };
+    }
+    const method = String(route.method);
+    const config = (route.config ?? {}) as DocumentedRoute & { scope?: string };
+    const source = { ...(document.schema as Json) };
+    if (config.documentedBody) source.body = config.documentedBody;
+    const { schema } = zodTransform({ ...document, schema: source });
+    const out = schema as Json;
+    let path = url.slice(PARTNER_PREFIX.length);
+
+    const listingParam = LISTING_PARAM[method];
+    if (/^\/listings\/:(id|externalReference)$/.test(path) && listingParam && out.params) {
+      path = '/listings/:listing';
+      const properties = out.params.properties as Json;
+      properties.listing = { ...properties[listingParam.from], description: listingParam.description };
+      delete properties[listingParam.from];
+      out.params.required = ['listing'];
+    }
+
+    const write = method !== 'GET';
+    out.operationId = operationId(method, path);
+    if (config.scope) {
+      out.description = [out.description, `Scope: \`${config.scope}\`.`].filter(Boolean).join('\n\n');
+    }
+    // Added to the finished document (transformObject): a body that is a $ref loses extra keys here.
+    if (config.bodyExamples) bodyExamples.set(out.operationId, config.bodyExamples);
+    for (const [status, json] of Object.entries((out.response ?? {}) as Json)) {
+      const code = Number(status);
+      const headers = {
+        ...REQUEST_ID,
+        ...RATE_LIMIT_HEADERS,
+        ...(code === 429 || code === 503 ? RETRY_AFTER : {}),
+        ...(code === 405 ? { Allow: { type: 'string', description: 'The methods this path allows.' } } : {}),
+      };
+      out.response[status] = {
+        description:
+          code >= 400
+            ? describeErrors(code, write)
+            : (json.description ?? SUCCESS_DESCRIPTIONS[status] ?? 'OK'),
+        headers,
+        content: { 'application/json': { schema: json } },
+      };
+    }
+    for (const [status, description] of Object.entries(config.documentedResponses ?? {})) {
+      // type 'null': a response without content.
+      out.response[status] = { type: 'null', description, headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS } };
+    }
+    return { schema: out as never, url: `${PARTNER_PREFIX}${path}` };
+  },
+  transformObject: (documentObject) => {
+    const document = jsonSchemaTransformObject(documentObject) as Json;
+    for (const item of Object.values<Json>(document.paths ?? {})) {
+      for (const operation of Object.values<Json>(item)) {
+        const examples = bodyExamples.get(operation.operationId);
+        const media = operation.requestBody?.content?.['application/json'];
+        if (examples && media) media.examples = examples;
+      }
+    }
+    return withoutUnusedComponents(document);
+  },
+};
+
+/** listListings, getListing, putListing, bulkUpsertListings, setListingStatus, deleteListing, … */
+function operationId(method: string, path: string): string {
+  const known: Record<string, string> = {
+    'GET /listings': 'listListings',
+    'GET /listings/:listing': 'getListing',
+    'PUT /listings/:listing': 'upsertListing',
+    'DELETE /listings/:listing': 'markListingSold',
+    'POST /listings/bulk-upsert': 'bulkUpsertListings',
+    'POST /listings/:externalReference/status': 'setListingStatus',
+    'GET /locations': 'listLocations',
+    'GET /locations/:id': 'getLocation',
+    'GET /locations/:id/listings': 'listLocationListings',
+    'GET /reference/enums': 'getEnums',
+  };
+  const id = known[`${method} ${path}`];
+  if (!id) throw new Error(`No operationId for ${method} ${path}: add it to src/api/openapi/document.ts`);
+  return id;
+}
+
+/**
+ * The component schemas come from Zod's global registry, which also holds the operator API's
+ * (Partner, AuditEntry, …) and an input variant of each. Keep only those the partner paths use.
+ */
+function withoutUnusedComponents(document: Json): Json {
+  const schemas = (document.components?.schemas ?? {}) as Json;
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach(visit);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string') {
+        const name = child.replace('#/components/schemas/', '');
+        if (!used.has(name) && schemas[name]) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(child);
+    }
+  };
+  visit(document.paths);
+  document.components.schemas = Object.fromEntries(
+    Object.entries(schemas).filter(([name]) => used.has(name)),
+  );
+  // Request-only schemas get an "Input" suffix from the Zod transform, so that a schema used both
+  // ways would not collide; ours are one-way, and "ListingWrite" reads better than "ListingWriteInput".
+  let text = JSON.stringify(document);
+  for (const name of used) {
+    const base = name.replace(/Input$/, '');
+    if (base !== name && !used.has(base))
+      text = text.replaceAll(`"${name}"`, `"${base}"`).replaceAll(`/${name}"`, `/${base}"`);
+  }
+  return JSON.parse(text);
+}

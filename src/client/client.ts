@@ -1,0 +1,16 @@
+import { apiBaseUrl, createApi } from './api.js';
+import { listingMethods } from './listings.js';
+import { locationMethods, referenceMethods } from './locations.js';
+import { createTransport } from './transport.js';
+import type { ClientOptions, ForecourtClient } from './types.js';
+
+/** A client for one API secret. Cheap to create; share one per secret (it paces the rate limit). */
+export function createClient(options: ClientOptions): ForecourtClient {
+  const base = apiBaseUrl(options.baseUrl);
+  const api = createApi(base, createTransport(options, base));
+  return {
+    listings: listingMethods(api),
+    locations: locationMethods(api),
+    reference: referenceMethods(api),
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * The client's public types. Resource and response shapes come from src/client/openapi.ts, which
+ * is generated from docs/openapi.json: nothing here repeats a field list by hand.
+ */
+import type { components, operations } from './openapi.js';
+
+type Schemas = components['schemas'];
+/** The JSON body of an operation's 200 answer. */
+type Ok<Op extends keyof operations> = operations[Op]['responses'] extends {
+  200: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
+
+// Resources.
+/** A listing as read (GET /listings, GET /listings/{id}). */
+export type Listing = Schemas['Listing'];
+/** A listing as written (PUT body, bulk item). Bulk items also need `externalReference`. */
+export type ListingInput = Schemas['ListingWrite'];
+export type ListingStatus = Listing['status'];
+export type Location = Schemas['Location'];
+export type Dealer = Schemas['Dealer'];
+/** The error envelope's `error` object. */
+export type ErrorBody = Schemas['Error']['error'];
+export type ErrorCode = ErrorBody['code'];
+/** One failed input field: `path` like `price` or `images.3`. */
+export type Issue = NonNullable<ErrorBody['issues']>[number];
+
+// Queries.
+export type ListingQuery = Query<'listListings'>;
+export type LocationQuery = Query<'listLocations'>;
+export type LocationListingsQuery = Query<'listLocationListings'>;
+/** GET /listings filters for `iterate()`: it pages by cursor, sorted by updatedAt, on its own. */
+export type IterateQuery = Omit<ListingQuery, 'page' | 'page_number' | 'sort'>;
+
+// Answers.
+export type ListingPage = Ok<'listListings'>;
+export type Pagination = ListingPage['pagination'];
+export type LocationListingPage = Ok<'listLocationListings'>;
+export type LocationList = Ok<'listLocations'>;
+/** PUT /listings/{ref}: listingId, externalReference, status, created, outcome. */
+export type WriteResult = Ok<'upsertListing'>['data'];
+/** POST /listings/{ref}/status and DELETE /listings/{ref}. */
+export type StatusResult = Ok<'setListingStatus'>['data'];
+/** POST /listings/bulk-upsert, one request of at most 100 items, as the service answers it. */
+export type BulkResult = Ok<'bulkUpsertListings'>['data'];
+export type Enums = Ok<'getEnums'>['data'];
+/** What an upsert did to a listing; `superseded`: a later item of the same request had its reference. */
+export type UpsertOutcome = WriteResult['outcome'];
+
+// Options.
+/** Options every call takes. */
+export interface CallOptions {
+  /** Cancels the call, its retries and waits included; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Retries after a network failure, a 5xx or a 429 (default: the client's `retries`). */
+  maxRetries?: number;
+  /** Sent as X-Request-Id (up to 128 visible ASCII characters); quote it when you ask for help. */
+  requestId?: string;
+}
+
+/** Why the client is about to wait before (re)sending a request. */
+export interface WaitInfo {
+  reason: 'rate-limited' | 'server-error' | 'network-error' | 'pacing';
+  method: string;
+  /** Path under the API base, e.g. `/listings/bulk-upsert`. */
+  path: string;
+  /** The attempt that failed (1 = the first); 0 for `pacing`, which waits before a first attempt. */
+  attempt: number;
+  /** How long the client waits now. */
+  delayMs: number;
+  /** What the service asked for (Retry-After or RateLimit-Reset), when it did. */
+  requestedMs?: number;
+  /** HTTP status of the failed attempt. */
+  status?: number;
+  /** The network error of the failed attempt. */
+  error?: unknown;
+}
+
+export interface ClientOptions {
+  /** Service origin, e.g. `https://localhost:8443`; the API path `/api/external/v1` is added (a base that already ends with it is kept). */
+  baseUrl: string;
+  /** Your API secret (`fc_...`), sent as `Authorization: Bearer`. */
+  secret: string;
+  /** PEM certificate(s) to trust besides the system's, e.g. the demo's self-signed `data/tls/localhost-cert.pem`. */
+  ca?: string | Buffer;
+  /** An undici Dispatcher (Agent, ProxyAgent, ...) for the connection; wins over `ca`. */
+  dispatcher?: import('undici').Dispatcher;
+  /** A fetch to send requests with (default: the global fetch, or undici's when `ca`/`dispatcher` is set). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** User-Agent header; default `forecourt-client/<version>`. */
+  userAgent?: string;
+  /** Retries per request after a network failure, a 5xx or a 429 (default 4; 0 = never). */
+  retries?: number;
+  /** First backoff step in ms (default 500): attempt n waits about base × 2^(n-1), with jitter. */
+  backoffMs?: number;
+  /** Longest single wait in ms (default 60,000: a whole rate-limit window, so Retry-After is honoured in full). */
+  maxDelayMs?: number;
+  /** Per-attempt timeout in ms (default 60,000); a timed-out attempt counts as a network failure. */
+  timeoutMs?: number;
+  /** Called (and awaited) before every wait: progress output, logging. */
+  onWait?: (info: WaitInfo) => void | Promise<void>;
+}
+
+// upsertMany.
+/** One item's result, at its position in the array given to `upsertMany`. */
+export type ItemResult = ItemSuccess | ItemFailure;
+
+export interface ItemSuccess {
+  ok: true;
+  /** Position in the array given to `upsertMany`. */
+  index: number;
+  externalReference: string;
+  outcome: UpsertOutcome;
+  listingId: string;
+  status: string;
+  /** For `superseded`: the index (in the original input) of the later item that won. */
+  supersededBy?: number;
+}
+
+export interface ItemFailure {
+  ok: false;
+  /** Position in the array given to `upsertMany`. */
+  index: number;
+  /** As given in the item (absent when the item had none). */
+  externalReference?: string;
+  /** e.g. VALIDATION_FAILED, PROFILE_FORBIDDEN, INVALID_REFERENCE, PAYLOAD_TOO_LARGE. */
+  code: string;
+  message: string;
+  /** HTTP status for this item (422 for validation, 403 for a dealer out of scope, ...). */
+  status: number;
+  /** Every failing field, for validation failures. */
+  issues?: Issue[];
+}
+
+/** Handed to `onBatch` after each batch. */
+export interface BatchReport {
+  /** 0-based number of this batch. */
+  batch: number;
+  /** Batches in the whole run. */
+  batches: number;
+  /** Indices (in the original input) of the items of this batch, in order. */
+  indices: number[];
+  /** One result per index, same order as `indices`. */
+  results: ItemResult[];
+  /** X-Request-Id of the request(s) that carried the batch (more than one when it was split after a 413). */
+  requestIds: string[];
+  dryRun: boolean;
+}
+
+export interface UpsertReport {
+  /** One result per input item, `items[i].index === i`. */
+  items: ItemResult[];
+  created: number;
+  updated: number;
+  unchanged: number;
+  superseded: number;
+  failed: number;
+  batches: number;
+  dryRun: boolean;
+}
+
+export interface UpsertManyOptions {
+  /** Validate everything, write nothing (`?dryRun=true`): the report says what would happen. */
+  dryRun?: boolean;
+  /** Items per request, 1 to 100 (default 100, the service's maximum). */
+  batchSize?: number;
+  /** Called and awaited after each batch, before the next is sent: persist resume state here. */
+  onBatch?: (batch: BatchReport) => void | Promise<void>;
+  /** Stops the run: the current request is aborted and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Retries per batch request (default: the client's `retries`). */
+  maxRetries?: number;
+  /** Overrides the client's `onWait` for this run. */
+  onWait?: (info: WaitInfo) => void | Promise<void>;
+}
+
+/** `listings.iterate()`: the listings one by one, and the cursor to resume from. */
+export interface ListingIterator extends AsyncIterable<Listing> {
+  /**
+   * The resume point: every listing before it has been yielded. It moves when the iteration has
+   * passed the last listing of a page (so a consumer that stops mid-page re-reads that page on
+   * resume, never skips it). Store it with your data; `iterate({ ...sameFilters, cursor })` resumes.
+   * `undefined` until the first page has been consumed (unless a cursor was given).
+   */
+  readonly cursor: string | undefined;
+  /** Page by page instead: each page with the cursor to store together with its listings. */
+  pages(): AsyncIterable<{ data: Listing[]; cursor: string | undefined; hasMore: boolean }>;
+}
+
+/** What `createClient` returns. Every method throws a `ForecourtError` for an error answer. */
+export interface ForecourtClient {
+  listings: {
+    /** GET /listings: one page. */
+    list(query?: ListingQuery, options?: CallOptions): Promise<ListingPage>;
+    /** GET /listings/{id}, by the service's listing UUID. */
+    get(id: string, options?: CallOptions): Promise<Listing>;
+    /** PUT /listings/{externalReference}: create or replace your listing. */
+    put(
+      externalReference: string,
+      listing: ListingInput,
+      options?: CallOptions & { dryRun?: boolean },
+    ): Promise<WriteResult>;
+    /** POST /listings/{externalReference}/status. */
+    setStatus(externalReference: string, status: ListingStatus, options?: CallOptions): Promise<StatusResult>;
+    /** DELETE /listings/{externalReference}: status sold (idempotent). */
+    markSold(externalReference: string, options?: CallOptions): Promise<StatusResult>;
+    /** POST /listings/bulk-upsert: one request, 1 to 100 items, the service's answer as is. */
+    bulkUpsert(items: ListingInput[], options?: CallOptions & { dryRun?: boolean }): Promise<BulkResult>;
+    /** Every listing matching `query`, following cursors to the end; resumable (see ListingIterator). */
+    iterate(query?: IterateQuery & { cursor?: string }, options?: CallOptions): ListingIterator;
+    /** Any number of listings in batches of up to 100, sent one after another, with a per-item report. */
+    upsertMany(items: readonly ListingInput[], options?: UpsertManyOptions): Promise<UpsertReport>;
+  };
+  locations: {
+    /** GET /locations. */
+    list(query?: LocationQuery, options?: CallOptions): Promise<LocationList>;
+    /**
+     * One location by id. The API has no GET /locations/{id}: this reads GET /locations (every
+     * location in scope) and picks it; 404 NOT_FOUND when it is not in your scope.
+     */
+    get(id: string, options?: CallOptions): Promise<Location>;
+    /** GET /locations/{id}/listings: one page. */
+    listings(id: string, query?: LocationListingsQuery, options?: CallOptions): Promise<LocationListingPage>;
+  };
+  reference: {
+    /** GET /reference/enums: allowed values and aliases of every enumerated field. */
+    enums(options?: CallOptions): Promise<Enums>;
+  };
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import {
+  ALL_SCOPES,
+  bootApp,
+  createPartner,
+  createTree,
+  listingBody,
+  type TestApp,
+  type Tree,
+} from './helpers/app.js';
+import { sql } from './helpers/read-fixtures.js';
+import { bulk, EXT, putOk, ref, remove, setStatus, writer } from './helpers/write-fixtures.js';
+
+/**
+ * totalItems and location stats read trigger-kept counters (migration 004) instead of counting
+ * listings. Whatever mix of writes runs, concurrently, the counters must equal a real count.
+ */
+describe('listing counters', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let secret: string;
+  let dealers: string[];
+
+  before(async () => {
+    app = await bootApp();
+    tree = await createTree(app);
+    ({ secret } = await writer(app, [tree.ids.A!, tree.ids.B!]));
+    dealers = ['A1', 'A1a', 'A2', 'B1'].map((k) => tree.ids[k]!);
+  });
+  after(() => app.close());
+
+  async function assertCountersExact(): Promise<void> {
+    const counted = await sql(
+      app,
+      `SELECT dealer_profile_id::text AS d, status, count(*)::int AS n FROM listings
+       WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY 1, 2 ORDER BY 1, 2`,
+      [dealers],
+    );
+    const kept = await sql(
+      app,
+      `SELECT dealer_profile_id::text AS d, status, n::int AS n FROM listing_counts
+       WHERE dealer_profile_id = ANY($1::uuid[]) AND n <> 0 ORDER BY 1, 2`,
+      [dealers],
+    );
+    assert.deepEqual(kept, counted);
+  }
+
+  test('equal a real count after any concurrent mix of creates, updates, moves and status changes', async () => {
+    const statuses = ['active', 'pending', 'sold', 'draft'] as const;
+    const refs = Array.from({ length: 12 }, () => ref('cnt'));
+    const item = fc.record({
+      r: fc.constantFrom(...refs),
+      d: fc.nat(dealers.length - 1),
+      s: fc.constantFrom(...statuses),
+    });
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant('bulk' as const),
+        items: fc.array(item, { minLength: 1, maxLength: 8 }),
+      }),
+      fc.record({ kind: fc.constant('put' as const), item }),
+      fc.record({ kind: fc.constant('status' as const), item }),
+      fc.record({ kind: fc.constant('delete' as const), item }),
+    );
+    const body = (i: { r: string; d: number; s: string }) =>
+      listingBody({ externalReference: i.r, dealerProfileId: dealers[i.d], status: i.s });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), async (ops) => {
+        // All at once: writers race for the same counter rows.
+        await Promise.all(
+          ops.map(async (o) => {
+            if (o.kind === 'bulk') return bulk(app, secret, o.items.map(body));
+            if (o.kind === 'put')
+              return app.call('PUT', `${EXT}/listings/${o.item.r}`, { secret, body: body(o.item) });
+            if (o.kind === 'status') return setStatus(app, secret, o.item.r, { status: o.item.s });
+            return remove(app, secret, o.item.r);
+          }),
+        );
+        await assertCountersExact();
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test('totalItems and location stats come out of them exactly', async () => {
+    await putOk(app, secret, ref('cnt-x'), listingBody({ dealerProfileId: tree.ids.A2 }), 201);
+    for (const status of ['active', 'sold', 'all']) {
+      const [{ n }] = (await sql(
+        app,
+        `SELECT count(*)::int AS n FROM listings WHERE dealer_profile_id = ANY($1::uuid[]) AND ($2 = 'all' OR status = $2)`,
+        [dealers, status],
+      )) as [{ n: number }];
+      const page = await app.call('GET', `${EXT}/listings?status=${status}&pageSize=1`, { secret });
+      assert.equal(page.body.pagination.totalItems, n, status);
+    }
+    const reader = await createPartner(app, { roots: [tree.ids.A!, tree.ids.B!], scopes: ALL_SCOPES });
+    const locations = await app.call('GET', `${EXT}/locations?withCounts=true`, { secret: reader.secret });
+    assert.equal(locations.status, 200, locations.text);
+    const real = await sql(
+      app,
+      `SELECT dealer_profile_id::text AS id, count(*) FILTER (WHERE status = 'active')::int AS active, count(*)::int AS total
+       FROM listings WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY 1`,
+      [dealers],
+    );
+    assert.ok(real.length >= 2);
+    for (const row of real) {
+      const location = locations.body.data.find((l: { id: string }) => l.id === row.id);
+      assert.equal(location.stats.activeListings, row.active);
+      assert.equal(location.stats.totalListings, row.total);
+    }
+  });
+});
