@@ -7,7 +7,7 @@
  * BENCH_PG, default postgres://root@127.0.0.1:5432; PGlite in bench/.data/pglite-100k).
  * Results: bench/results/<date>.json, and a Markdown table on stdout for docs/benchmarks.md.
  *
- *   npm run bench                      the full matrix (about 15 minutes)
+ *   npm run bench                      the full matrix (10 minutes; 2 more to load datasets once)
  *   npm run bench -- --smoke           10k listings, 1 s per scenario: proves it runs (CI)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -21,7 +21,7 @@ import { markdown, type Run, targets } from './lib/report.js';
 const { values } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
-    connections: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '2' },
     duration: { type: 'string', default: '10' },
   },
 });

@@ -22,7 +22,7 @@ import { createServices } from '../src/services.js';
 import { openDb } from '../src/store/db.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
-import { load, type Measured, summarize } from './lib/load.js';
+import { load, summarize } from './lib/load.js';
 import { startHttpLimitServer, startService } from './lib/processes.js';
 import type { Scenario } from './lib/report.js';
 import {

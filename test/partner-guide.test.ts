@@ -75,6 +75,8 @@ describe('docs/partner-guide.md against the demo', () => {
     assert.match(all, /"created":true/);
     assert.match(all, /"successCount":2,"errorCount":1/);
     assert.match(all, /"path":"price"/);
-    assert.match(all, /"nextCursor"/);
+    assert.match(all, /dry run \(nothing written\): 10 listings/);
+    assert.match(all, /created 10 · updated 0 · unchanged 0 · superseded 0 · failed 0/);
+    assert.match(all, /hasMore: (true|false), nextCursor: \S+/);
   });
 });

@@ -65,7 +65,9 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
   const dataDir = env.DATA_DIR ?? tmp;
   const port = await freePort();
   const log = path.join(tmp, 'service.log');
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/forecourt.js'), 'serve'], {
+  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (not allowed in NODE_OPTIONS).
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/forecourt.js'), 'serve'], {
     env: {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',

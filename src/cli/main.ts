@@ -10,6 +10,7 @@ Usage:
   forecourt dealers <command>     manage dealer profiles through the admin API (see: forecourt dealers --help)
   forecourt partners <command>    manage partners and their secrets (see: forecourt partners --help)
   forecourt audit-log [options]   operator actions and failed authentications (see: forecourt audit-log --help)
+  forecourt import <feed> ...     upload a CSV or JSON feed of listings as a partner (see: forecourt import --help)
 `;
 
 async function loadEnv(): Promise<Record<string, string | undefined>> {
@@ -50,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
             ? rest
             : ['show', ...rest];
         return await runAdminCommand('audit-log', args, await loadEnv());
+      }
+      case 'import': {
+        const { runImport } = await import('./import/index.js');
+        return await runImport(rest, await loadEnv());
       }
       case undefined:
       case '-h':

@@ -408,7 +408,7 @@ export interface operations {
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
                 status?: "active" | "pending" | "sold" | "draft" | "all";
-                /** @description Only listings with updatedAt >= this ISO 8601 instant. Alias: updated_since. */
+                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since. */
                 updatedSince?: string;
                 /** @description Alias of updatedSince. */
                 updated_since?: string;
@@ -2152,7 +2152,7 @@ export interface operations {
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
                 status?: "active" | "pending" | "sold" | "draft" | "all";
-                /** @description Only listings with updatedAt >= this ISO 8601 instant. Alias: updated_since. */
+                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since. */
                 updatedSince?: string;
                 /** @description Alias of updatedSince. */
                 updated_since?: string;

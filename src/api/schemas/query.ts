@@ -55,12 +55,9 @@ export const dateTimeParam = z
     }
     return parsed;
   })
-  .meta({
-    'x-query-type': {
-      type: 'string',
-      examples: ['2026-11-22T10:00:00Z', '2026-11-22T11:00:00+01:00', '2026-11-22'],
-    },
-  });
+  // No examples in the document: Swagger UI would prefill the filter in "Try it out", and a first
+  // request would quietly return only recent listings. The description shows the forms instead.
+  .meta({ 'x-query-type': { type: 'string' } });
 
 /** A value given under several names: the canonical one wins, else the first alias present. */
 export function pick<T>(...values: (T | undefined)[]): T | undefined {

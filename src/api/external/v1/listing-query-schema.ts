@@ -28,7 +28,9 @@ export const paging = {
   status: statusParam.optional().describe('active (default), pending, sold, draft, or all.'),
   updatedSince: dateTimeParam
     .optional()
-    .describe('Only listings with updatedAt >= this ISO 8601 instant. Alias: updated_since.'),
+    .describe(
+      'Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since.',
+    ),
   updated_since: dateTimeParam.optional().describe('Alias of updatedSince.'),
   cursor: z
     .string()

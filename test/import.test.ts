@@ -1,0 +1,330 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { convert, mapColumns } from '../src/cli/import/columns.js';
+import { decode, detectDelimiter } from '../src/cli/import/feed.js';
+import { CliError } from '../src/cli/output.js';
+import {
+  ALL_SCOPES,
+  bootApp,
+  createPartner,
+  createTree,
+  type TestApp,
+  type Tree,
+  unique,
+} from './helpers/app.js';
+import { startFlakyProxy } from './helpers/flaky-proxy.js';
+
+/**
+ * `forecourt import` as a partner runs it: the real CLI in its own process, against the real
+ * service over HTTPS (through a proxy where a network failure is needed).
+ */
+const BIN = path.resolve(import.meta.dirname, '../bin/forecourt.js');
+
+let app: TestApp;
+let tree: Tree;
+let dir: string;
+let caFile: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `forecourt import <args>`; `onStderr` sees its progress output as it comes. */
+function runImport(
+  args: string[],
+  options: { url?: string; secret: string; onStderr?: (text: string, child: ChildProcess) => void },
+): Promise<Run> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'import', ...args, '--url', options.url ?? app.url, '--secret', options.secret, '--ca', caFile],
+    { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+    options.onStderr?.(stderr, child);
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The report, read the way a partner's spreadsheet would. */
+function readReport(file: string): string[][] {
+  const text = readFileSync(file, 'utf8');
+  assert.ok(text.startsWith('\uFEFF'), 'the report starts with a BOM for spreadsheet programs');
+  return parse(text, { bom: true }) as string[][];
+}
+
+/** This partner's listings by reference (GET /listings?mine=true: the API reads by reference no other way). */
+async function mine(secret: string): Promise<Map<string, any>> {
+  const out = new Map<string, any>();
+  for (let page = 1; ; page++) {
+    const reply = await app.call(
+      'GET',
+      `/api/external/v1/listings?mine=true&status=all&pageSize=200&page=${page}`,
+      {
+        secret,
+      },
+    );
+    assert.equal(reply.status, 200, reply.text);
+    for (const listing of reply.body.data) out.set(listing.externalReference, listing);
+    if (reply.body.data.length < 200) return out;
+  }
+}
+
+function feedFile(name: string, content: string | Buffer): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+/** A semicolon CSV of `count` valid listings at `location`: REF-1 … REF-count. */
+function stockCsv(prefix: string, location: string, count: number, from = 1): string {
+  const rows = Array.from(
+    { length: count },
+    (_, i) => `${prefix}-${from + i};${location};Car ${from + i};${10000 + i}`,
+  );
+  return ['externalReference;dealerLocationCode;title;price', ...rows].join('\n');
+}
+
+before(async () => {
+  app = await bootApp({ WRITE_TX_TIMEOUT_MS: '200' });
+  tree = await createTree(app);
+  dir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-import-'));
+  caFile = path.join(app.dataDir, 'tls', 'localhost-cert.pem');
+});
+after(async () => {
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('forecourt import: reading a feed', () => {
+  test('ISO-8859-15 is detected when the bytes are not UTF-8; a UTF-8 BOM is dropped', () => {
+    assert.deepEqual(decode(Buffer.from('Citroën €', 'utf8')), { text: 'Citroën €', encoding: 'utf-8' });
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('title', 'utf8')]);
+    assert.equal(decode(bom).text, 'title');
+    // "Citroën 9 €" in ISO-8859-15: ë is 0xEB, € is 0xA4.
+    const latin9 = Buffer.from([0x43, 0x69, 0x74, 0x72, 0x6f, 0xeb, 0x6e, 0x20, 0x39, 0x20, 0xa4]);
+    assert.deepEqual(decode(latin9), { text: 'Citroën 9 €', encoding: 'iso-8859-15' });
+  });
+
+  test('the delimiter is the one the header holds most of, outside quotes', () => {
+    assert.equal(detectDelimiter('a;b;c\n1,5;2;3'), ';');
+    assert.equal(detectDelimiter('a,b,"c;d;e"\n1;2'), ',');
+    assert.equal(detectDelimiter('a\tb\n'), '\t');
+  });
+
+  test('values are converted only where that is unambiguous', () => {
+    assert.equal(convert('decimal', '11250,50'), 11250.5);
+    assert.equal(convert('decimal', '19950'), 19950);
+    assert.equal(
+      convert('decimal', '12.450'),
+      '12.450',
+      'a thousands separator is not read as a decimal point',
+    );
+    assert.equal(convert('integer', '120.000'), '120.000', '120.000 km is not 120 km');
+    assert.equal(convert('integer', '42000'), 42000);
+    assert.equal(convert('coordinate', '51,0543'), 51.0543);
+    assert.equal(convert('boolean', 'Ja'), true);
+    assert.equal(convert('boolean', 'no'), false);
+    assert.equal(convert('boolean', 'maybe'), 'maybe');
+    assert.deepEqual(convert('list', ' a.jpg | b.jpg ||'), ['a.jpg', 'b.jpg']);
+  });
+
+  test('columns: any case and separators; unknown ones ignored; missing or doubled ones refused', () => {
+    const map = mapColumns(['External Reference', 'TITLE', 'fuel_type', 'Kleur']);
+    assert.deepEqual(map.fields, ['externalReference', 'title', 'fuelType', undefined]);
+    assert.deepEqual(map.ignored, ['Kleur']);
+    assert.throws(
+      () => mapColumns(['title', 'price']),
+      (e: Error) => {
+        assert.ok(e instanceof CliError);
+        assert.match(e.message, /no externalReference column \(header: title, price\)/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => mapColumns(['externalReference', 'title', 'Price', 'PRICE']),
+      /"Price" and "PRICE" are both price/,
+    );
+  });
+});
+
+describe('forecourt import against the service', () => {
+  test('a semicolon ISO-8859-15 feed: good rows written, bad ones in the report with row, field, value, reason', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('LAT');
+    const csv = [
+      'External Reference;Dealer Location Code;Title;Price;Mileage;Fuel Type;Images;Warranty;Kleur',
+      `${ref}-1;${tree.codes.A1};Citroën C3 1.2 PureTech;11250,50;61200;Benzine;https://img.example/1.jpg|https://img.example/2.jpg;ja;rood`,
+      `${ref}-2;${tree.codes.A1};Peugeot 208;12.450;30000;Diesel;;nee;wit`,
+      `${ref}-3;${tree.codes.B1};Out of scope;9000;1000;Diesel;;;`,
+      `${ref}-4;${tree.codes.A2};Opel Corsa;8000;120.000;Steam;;;`,
+    ].join('\r\n');
+    const feed = feedFile(`${ref}.csv`, Buffer.from(csv, 'latin1'));
+
+    const run = await runImport([feed], { secret: partner.secret });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /4 listings \(CSV, delimiter ";", ISO-8859-15\); ignored columns: Kleur/);
+    assert.match(run.stdout, /created 1 · updated 0 · unchanged 0 · superseded 0 · failed 3/);
+
+    const stock = await mine(partner.secret);
+    assert.deepEqual([...stock.keys()], [`${ref}-1`]);
+    const written = stock.get(`${ref}-1`);
+    assert.equal(written.title, 'Citroën C3 1.2 PureTech');
+    assert.equal(written.price, 11250.5);
+    assert.equal(written.fuelType, 'petrol');
+    assert.equal(written.warranty, true);
+    assert.equal(written.images.length, 2);
+
+    const [header, ...rows] = readReport(`${feed}.import-report.csv`);
+    assert.deepEqual(header, ['row', 'reference', 'code', 'field', 'value', 'reason']);
+    assert.deepEqual(rows[0]!.slice(0, 5), ['3', `${ref}-2`, 'VALIDATION_FAILED', 'price', '12.450']);
+    assert.match(rows[0]![5]!, /must be a number/);
+    assert.deepEqual(rows[1]!.slice(0, 5), [
+      '4',
+      `${ref}-3`,
+      'PROFILE_FORBIDDEN',
+      'dealerLocationCode',
+      tree.codes.B1,
+    ]);
+    assert.deepEqual(rows[2]!.slice(0, 5), [
+      '5',
+      `${ref}-4`,
+      'VALIDATION_FAILED',
+      'mileage; fuelType',
+      '120.000; Steam',
+    ]);
+    assert.match(rows[2]![5]!, /must be a number; "Steam" is not allowed/);
+    assert.equal(rows.length, 3);
+    assert.ok(!existsSync(`${feed}.import-state.json`), 'a finished run leaves no resume state');
+  });
+
+  test('--dry-run validates every listing on the service and writes nothing', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('DRY');
+    const feed = feedFile(
+      `${ref}.json`,
+      JSON.stringify({
+        items: [
+          { externalReference: `${ref}-1`, dealerLocationCode: tree.codes.A1, title: 'Fine', price: 1000 },
+          { externalReference: `${ref}-2`, dealerLocationCode: tree.codes.A1, title: 'Bad year', year: 1492 },
+        ],
+      }),
+    );
+    const run = await runImport([feed, '--dry-run'], { secret: partner.secret });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /dry run \(nothing written\): 2 listings/);
+    assert.match(run.stdout, /would be created 1/);
+    assert.equal((await mine(partner.secret)).size, 0);
+    const [, row] = readReport(`${feed}.import-report.csv`);
+    assert.deepEqual(row!.slice(0, 5), ['2', `${ref}-2`, 'VALIDATION_FAILED', 'year', '1492']);
+    assert.ok(!existsSync(`${feed}.import-state.json`));
+  });
+
+  test('interrupted mid-run, the same command resumes without re-sending what was accepted', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('RES');
+    const feed = feedFile(`${ref}.csv`, stockCsv(ref, tree.codes.A1!, 250));
+    const proxy = await startFlakyProxy(app);
+    try {
+      // Two batches go through; the third meets a 503 asking for 30 s, and the partner presses Ctrl-C.
+      proxy.plan('forward', 'forward', { status: 503, retryAfter: 30 });
+      const first = await runImport([feed], {
+        url: proxy.url,
+        secret: partner.secret,
+        onStderr: (text, child) => {
+          if (/HTTP 503\): retrying in 3\d\.\d s/.test(text) && !child.killed) child.kill('SIGINT');
+        },
+      });
+      assert.equal(first.code, 130, first.stderr);
+      assert.match(first.stderr, /200 of 250 listings are done and recorded in .*import-state\.json/);
+      const state = JSON.parse(readFileSync(`${feed}.import-state.json`, 'utf8'));
+      assert.equal(state.done, 200);
+      assert.equal(JSON.stringify(state).includes(partner.secret), false, 'the state never holds the secret');
+      const sent = await mine(partner.secret);
+      assert.equal(sent.size, 200);
+      assert.ok(sent.has(`${ref}-200`) && !sent.has(`${ref}-201`));
+
+      const bulkBefore = proxy.seen.filter((r) => r.path.includes('bulk-upsert')).length;
+      const second = await runImport([feed], { url: proxy.url, secret: partner.secret });
+      assert.equal(second.code, 0, second.stderr);
+      assert.match(second.stderr, /resuming: 200 of 250 listings were sent by an earlier run/);
+      const resent = proxy.seen.filter((r) => r.path.includes('bulk-upsert')).slice(bulkBefore);
+      assert.equal(resent.length, 1, 'only the third batch is sent again');
+      assert.match(second.stdout, /created 250 /, 'the counts cover both runs');
+      assert.equal((await mine(partner.secret)).size, 250);
+      assert.ok(!existsSync(`${feed}.import-state.json`));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('--mark-missing-sold: refused above 20% without --force, then only this partner’s missing listings', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const other = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('MISS');
+    const full = feedFile(`${ref}-full.csv`, stockCsv(ref, tree.codes.A2!, 10));
+    assert.equal((await runImport([full], { secret: partner.secret })).code, 0);
+    const othersRef = `${ref}-OTHER`;
+    const put = await app.call('PUT', `/api/external/v1/listings/${othersRef}`, {
+      secret: other.secret,
+      body: { title: 'Not yours', price: 5000, dealerLocationCode: tree.codes.A2 },
+    });
+    assert.equal(put.status, 201, put.text);
+
+    // 7 of 10 in the feed: 3 missing is 30%.
+    const partial = feedFile(`${ref}-partial.csv`, stockCsv(ref, tree.codes.A2!, 7));
+    const refused = await runImport([partial, '--mark-missing-sold'], { secret: partner.secret });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /would mark 3 of your 10 unsold listings \(30%\) as sold, more than 20%/);
+    assert.equal((await mine(partner.secret)).get(`${ref}-8`).status, 'active');
+
+    const empty = feedFile(`${ref}-empty.csv`, 'externalReference;title\n');
+    const wiped = await runImport([empty, '--mark-missing-sold'], { secret: partner.secret });
+    assert.equal(wiped.code, 2, 'an empty feed does not wipe the stock');
+    assert.match(wiped.stderr, /would mark 10 of your 10/);
+
+    const dry = await runImport([partial, '--mark-missing-sold', '--force', '--dry-run'], {
+      secret: partner.secret,
+    });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /would mark 3 of 10 as sold/);
+    assert.equal((await mine(partner.secret)).get(`${ref}-8`).status, 'active');
+
+    const forced = await runImport([partial, '--mark-missing-sold', '--force'], { secret: partner.secret });
+    assert.equal(forced.code, 0, forced.stderr);
+    const after = await mine(partner.secret);
+    for (const n of [8, 9, 10]) assert.equal(after.get(`${ref}-${n}`).status, 'sold');
+    for (const n of [1, 7]) assert.equal(after.get(`${ref}-${n}`).status, 'active');
+    const others = await mine(other.secret);
+    assert.equal(others.get(othersRef).status, 'active', 'another partner’s listing is not touched');
+
+    // Within 20%: 1 of the 7 unsold is missing (14%), no --force needed.
+    const six = feedFile(`${ref}-six.csv`, stockCsv(ref, tree.codes.A2!, 6));
+    const within = await runImport([six, '--mark-missing-sold'], { secret: partner.secret });
+    assert.equal(within.code, 0, within.stderr);
+    assert.equal((await mine(partner.secret)).get(`${ref}-7`).status, 'sold');
+  });
+
+  test('bad options and a wrong secret stop at once with exit code 2 and a reason', async () => {
+    const feed = feedFile('any.csv', stockCsv('ANY', 'nowhere', 1));
+    const badBatch = await runImport([feed, '--batch-size', '500'], { secret: 'fc_x' });
+    assert.equal(badBatch.code, 2);
+    assert.match(badBatch.stderr, /--batch-size must be a whole number from 1 to 100, got "500"/);
+    const noColumns = await runImport([feedFile('bad.csv', 'ref;name\n1;x')], { secret: 'fc_x' });
+    assert.equal(noColumns.code, 2);
+    assert.match(noColumns.stderr, /no externalReference column \(header: ref, name\)/);
+    const unauthorized = await runImport([feed], { secret: 'fc_not_a_real_secret' });
+    assert.equal(unauthorized.code, 2);
+    assert.match(unauthorized.stderr, /stopped after 0 listings: UNAUTHORIZED/);
+  });
+});
