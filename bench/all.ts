@@ -10,12 +10,12 @@
  *   npm run bench                      the full matrix (10 minutes; 2 more to load datasets once)
  *   npm run bench -- --smoke           10k listings, 1 s per scenario: proves it runs (CI)
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { pgliteDataset, postgresDataset, sql } from './lib/datasets.js';
 import { markdown, type Run, targets } from './lib/report.js';
 
 const { values } = parseArgs({
@@ -26,53 +26,8 @@ const { values } = parseArgs({
   },
 });
 const HERE = import.meta.dirname;
-const server = process.env.BENCH_PG ?? 'postgres://root@127.0.0.1:5432';
 const tsx = ['--import', 'tsx'];
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-
-async function sql(database: string, text: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: `${server}/${database}` });
-  await client.connect();
-  try {
-    return await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A PostgreSQL database holding `listings` listings from bench/dataset.ts, loaded if missing. */
-async function postgresDataset(name: string, listings: number, fresh: boolean): Promise<string> {
-  const url = `${server}/${name}`;
-  const info = path.join(HERE, '.data', `${name}.json`);
-  const exists =
-    (await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount === 1;
-  if (!fresh && exists && existsSync(info)) return url;
-  log(`loading ${listings} listings into ${name}`);
-  await sql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await sql('postgres', `CREATE DATABASE ${name}`);
-  execFileSync(process.execPath, [...tsx, path.join(HERE, 'dataset.ts'), '--listings', String(listings)], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return url;
-}
-
-function pgliteDataset(listings: number): string {
-  const dir = path.join(HERE, '.data', `pglite-${listings / 1000}k`);
-  const info = `${dir}.json`;
-  if (existsSync(info) && existsSync(dir)) return dir;
-  log(`loading ${listings} listings into PGlite (${dir})`);
-  rmSync(dir, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [...tsx, path.join(HERE, 'dataset.ts'), '--listings', String(listings), '--out', info],
-    {
-      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  return dir;
-}
 
 function run(label: string, target: { url?: string; dir?: string }, only?: string[]): Run {
   log(`run ${label}${only ? ` (${only.join(', ')})` : ''}`);

@@ -15,6 +15,8 @@ process.on('exit', () => {
 
 export interface Proc {
   url: string;
+  /** The process id, for sampling its memory (/proc/<pid>/status). */
+  pid: number;
   dataDir: string;
   ca: string;
   dispatcher: Agent;
@@ -87,6 +89,7 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
   const stop = stopper(child, undefined, dispatcher);
   return {
     url,
+    pid: child.pid!,
     dataDir,
     ca,
     dispatcher,
@@ -110,5 +113,5 @@ export async function startHttpLimitServer(bodiesFile: string, tlsDir: string): 
   const url = `https://127.0.0.1:${port}`;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
   await waitUntil(`${url}/ready`, dispatcher, child, log);
-  return { url, dataDir: tmp, ca: '', dispatcher, stop: stopper(child, tmp, dispatcher) };
+  return { url, pid: child.pid!, dataDir: tmp, ca: '', dispatcher, stop: stopper(child, tmp, dispatcher) };
 }
