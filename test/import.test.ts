@@ -233,7 +233,11 @@ describe('forecourt import against the service', () => {
   test('interrupted mid-run, the same command resumes without re-sending what was accepted', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
     const ref = unique('RES');
-    const feed = feedFile(`${ref}.csv`, stockCsv(ref, tree.codes.A1!, 250));
+    // Row 11 (in a batch sent before the interruption) and row 241 (after it) are refused.
+    const csv = stockCsv(ref, tree.codes.A1!, 250)
+      .replace(`${ref}-10;${tree.codes.A1};Car 10;10009`, `${ref}-10;${tree.codes.A1};Car 10;ten`)
+      .replace(`${ref}-240;${tree.codes.A1};Car 240;10239`, `${ref}-240;${tree.codes.A1};Car 240;-5`);
+    const feed = feedFile(`${ref}.csv`, csv);
     const proxy = await startFlakyProxy(app);
     try {
       // Two batches go through; the third meets a 503 asking for 30 s, and the partner presses Ctrl-C.
@@ -251,18 +255,29 @@ describe('forecourt import against the service', () => {
       assert.equal(state.done, 200);
       assert.equal(JSON.stringify(state).includes(partner.secret), false, 'the state never holds the secret');
       const sent = await mine(partner.secret);
-      assert.equal(sent.size, 200);
-      assert.ok(sent.has(`${ref}-200`) && !sent.has(`${ref}-201`));
+      assert.equal(sent.size, 199);
+      assert.ok(sent.has(`${ref}-200`) && !sent.has(`${ref}-201`) && !sent.has(`${ref}-10`));
 
       const bulkBefore = proxy.seen.filter((r) => r.path.includes('bulk-upsert')).length;
       const second = await runImport([feed], { url: proxy.url, secret: partner.secret });
-      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.code, 1, second.stderr);
       assert.match(second.stderr, /resuming: 200 of 250 listings were sent by an earlier run/);
       const resent = proxy.seen.filter((r) => r.path.includes('bulk-upsert')).slice(bulkBefore);
       assert.equal(resent.length, 1, 'only the third batch is sent again');
-      assert.match(second.stdout, /created 250 /, 'the counts cover both runs');
-      assert.equal((await mine(partner.secret)).size, 250);
+      assert.match(second.stdout, /created 248 .* failed 2/, 'the counts cover both runs');
+      assert.equal((await mine(partner.secret)).size, 248);
+      const report = readReport(`${feed}.import-report.csv`).slice(1);
+      assert.deepEqual(
+        report.map((r) => r.slice(0, 5)),
+        [
+          ['11', `${ref}-10`, 'VALIDATION_FAILED', 'price', 'ten'],
+          // A leading "-" gets an apostrophe: a spreadsheet must not read a cell of the feed as a formula.
+          ['241', `${ref}-240`, 'VALIDATION_FAILED', 'price', "'-5"],
+        ],
+        'the report covers the failures of both runs, once each',
+      );
       assert.ok(!existsSync(`${feed}.import-state.json`));
+      assert.ok(!existsSync(`${feed}.import-state.failures.jsonl`));
     } finally {
       await proxy.close();
     }

@@ -242,9 +242,9 @@ async function run(s: Settings, signal: AbortSignal): Promise<number> {
         batchSize: s.batchSize,
         signal,
         onBatch: (batch: BatchReport) => {
-          record(state, feed, offset, batch.results);
+          const added = record(state, feed, offset, batch.results);
           state.done = offset + batch.indices.at(-1)! + 1;
-          if (!s.dryRun) saveState(s.statePath, state);
+          if (!s.dryRun) saveState(s.statePath, state, added);
           progress!.update(state.done, state.counts);
         },
       },
@@ -271,9 +271,11 @@ async function run(s: Settings, signal: AbortSignal): Promise<number> {
 }
 
 /** One batch's results into the state: counts, and a failure with row, field and value for each refusal. */
-function record(state: ImportState, feed: Feed, offset: number, results: ItemResult[]): void {
+function record(state: ImportState, feed: Feed, offset: number, results: ItemResult[]): Failure[] {
+  const added: Failure[] = [];
   for (const result of results) {
-    const row = feed.rows[offset + result.index]!;
+    const position = offset + result.index;
+    const row = feed.rows[position]!;
     if (result.ok) {
       state.counts[result.outcome]++;
       continue;
@@ -296,14 +298,17 @@ function record(state: ImportState, feed: Feed, offset: number, results: ItemRes
           : undefined;
     if (!issues?.length && field)
       issues = [{ path: field, message: result.message, ...valueAt(listing, field) }];
-    state.failures.push({
+    added.push({
       row: row.row,
+      position,
       ...(result.externalReference === undefined ? {} : { reference: result.externalReference }),
       code: result.code,
       message: result.message,
       ...(issues?.length ? { issues } : {}),
     });
   }
+  state.failures.push(...added);
+  return added;
 }
 
 /** The value the feed gave at an issue's path (`price`, `images.3`), when it is a plain value. */

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 /** A listing the service did not take, as the report shows it. */
 export interface Failure {
   row: number;
+  /** 0-based position in the feed (absent for listings that were not in it). */
+  position?: number;
   reference?: string;
   code: string;
   message: string;
@@ -32,12 +34,18 @@ export interface ImportState {
   url: string;
   partner: string;
   batchSize: number;
-  /** Feed rows handled (sent and answered, or refused before sending), from the start. */
+  /** Feed rows handled (sent and answered), from the start. */
   done: number;
   counts: Counts;
+  /**
+   * In memory only: on disk the failures are appended to `<state>.failures.jsonl` batch by batch,
+   * so that a feed with thousands of failures does not rewrite them all after every batch.
+   */
   failures: Failure[];
   updatedAt: string;
 }
+
+const failuresFile = (file: string) => `${file.replace(/\.json$/, '')}.failures.jsonl`;
 
 export const emptyCounts = (): Counts => ({ created: 0, updated: 0, unchanged: 0, superseded: 0, failed: 0 });
 
@@ -60,21 +68,41 @@ export function loadState(
     state.url === expected.url &&
     state.partner === expected.partner &&
     state.batchSize === expected.batchSize &&
-    Number.isInteger(state.done) &&
-    Array.isArray(state.failures);
-  return same ? state : undefined;
+    Number.isInteger(state.done);
+  if (!same) return undefined;
+  // Failures of a batch are appended before the state that counts it is written: lines past `done`
+  // belong to a batch that will be sent again, and are dropped (as are repeats).
+  const byPosition = new Map<number, Failure>();
+  let lines: string[] = [];
+  try {
+    lines = readFileSync(failuresFile(file), 'utf8').split('\n');
+  } catch {}
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const failure = JSON.parse(line) as Failure;
+      if (failure.position !== undefined && failure.position < state.done)
+        byPosition.set(failure.position, failure);
+    } catch {
+      // A line cut short by a crash mid-append: its batch is sent again.
+    }
+  }
+  return { ...state, failures: [...byPosition.values()] };
 }
 
 /**
- * Written to a temporary file and renamed over the old one: a crash mid-write leaves the previous
- * state, never half a file (rename is atomic within a directory).
+ * Appends the batch's failures, then replaces the state: written to a temporary file and renamed
+ * over the old one, so a crash mid-write leaves the previous state, never half a file.
  */
-export function saveState(file: string, state: ImportState): void {
+export function saveState(file: string, state: ImportState, added: readonly Failure[]): void {
+  if (added.length) appendFileSync(failuresFile(file), added.map((f) => `${JSON.stringify(f)}\n`).join(''));
+  const { failures: _inMemory, ...onDisk } = state;
   const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, `${JSON.stringify({ ...state, updatedAt: new Date().toISOString() })}\n`);
+  writeFileSync(temporary, `${JSON.stringify({ ...onDisk, updatedAt: new Date().toISOString() })}\n`);
   renameSync(temporary, file);
 }
 
 export function clearState(file: string): void {
   rmSync(file, { force: true });
+  rmSync(failuresFile(file), { force: true });
 }
