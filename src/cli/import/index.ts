@@ -221,13 +221,14 @@ async function run(s: Settings, signal: AbortSignal): Promise<number> {
     failures: [],
     updatedAt: '',
   };
-  if (saved && saved.done >= feed.rows.length && feed.rows.length > 0) {
-    say(`the last run of this feed was complete (${s.statePath}); sending it again`);
-    Object.assign(state, { done: 0, counts: emptyCounts(), failures: [] });
-  } else if (saved) {
+  if (saved) {
     say(
       `resuming: ${saved.done} of ${feed.rows.length} listings were sent by an earlier run (${s.statePath})`,
     );
+  } else if (!s.dryRun) {
+    // A state of another feed, target or batch size (or one --restart ignores) must not mix its
+    // failures into this run's.
+    clearState(s.statePath);
   }
 
   const total = feed.rows.length;
