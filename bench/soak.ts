@@ -9,7 +9,7 @@
  *   npm run soak -- --minutes 60 --rate 80
  *   npm run soak -- --smoke                   30 s on 10k listings, plot to test-results/ (CI)
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -216,10 +216,17 @@ async function fire(kind: string, call: Call): Promise<void> {
   }
 }
 
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+/** Resident memory of the service in MB; undefined once the process is gone. */
+function rssMb(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  } catch {
+    return undefined;
+  }
 }
+let serviceExited = false;
+const crashLog = path.join(ROOT, 'test-results/soak-service.log');
 
 async function heapMb(): Promise<number | undefined> {
   try {
@@ -244,10 +251,17 @@ const start = performance.now();
 const inflight = new Set<Promise<void>>();
 const sampler = setInterval(async () => {
   const t = (performance.now() - start) / 1000;
+  const rss = rssMb(service.pid);
+  if (rss === undefined) {
+    // A crashed service ends the run: its log (kept) says why.
+    if (!serviceExited) log(`the service process exited after ${Math.round(t)} s; its log: ${crashLog}`);
+    serviceExited = true;
+    return;
+  }
   const sorted = windowLatencies.sort((a, b) => a - b);
   const second = {
     t: Math.round(t),
-    rssMb: Math.round(rssMb(service.pid) * 10) / 10,
+    rssMb: Math.round(rss * 10) / 10,
     done: windowDone,
     ...(sorted.length ? { p99: Math.round(percentile(sorted, 0.99) * 10) / 10 } : {}),
   };
@@ -263,7 +277,7 @@ const sampler = setInterval(async () => {
 
 const interval = 1000 / rate;
 let next = start;
-while (performance.now() - start < durationMs) {
+while (performance.now() - start < durationMs && !serviceExited) {
   const { name, make } = WHEEL[random(WHEEL.length)]!;
   const promise = fire(name, make());
   inflight.add(promise);
@@ -276,6 +290,10 @@ while (performance.now() - start < durationMs) {
 await Promise.allSettled([...inflight]);
 clearInterval(sampler);
 const elapsedS = (performance.now() - start) / 1000;
+if (serviceExited) {
+  mkdirSync(path.dirname(crashLog), { recursive: true });
+  copyFileSync(service.log, crashLog);
+}
 await service.stop();
 await dispatcher.close();
 await sql('postgres', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -308,6 +326,12 @@ const judgedMinutes = (warm.at(-1)?.t ?? 0) / 60 - (warm[0]?.t ?? 0) / 60;
 const rssGrowth = rssSlope * judgedMinutes;
 const listP99 = Math.max(...['list-restricted', 'list-global', 'sync'].map((k) => perKind[k]!.p99 ?? 0));
 const checks = [
+  {
+    check: 'service ran to the end',
+    measured: serviceExited ? 'no' : 'yes',
+    target: 'yes',
+    met: !serviceExited,
+  },
   { check: 'errors', measured: errors, target: '= 0', met: errors === 0 },
   { check: 'list p99 (ms)', measured: listP99, target: '< 25', met: listP99 < 25 },
   {
@@ -382,4 +406,4 @@ process.stdout.write(
   ].join('\n'),
 );
 // The smoke run (CI) proves the soak runs and nothing fails; 30 s on a busy machine judges no trend.
-process.exitCode = (smoke ? errors === 0 : checks.every((c) => c.met)) ? 0 : 1;
+process.exitCode = (smoke ? errors === 0 && !serviceExited : checks.every((c) => c.met)) ? 0 : 1;

@@ -17,6 +17,8 @@ export interface Proc {
   url: string;
   /** The process id, for sampling its memory (/proc/<pid>/status). */
   pid: number;
+  /** Its stdout and stderr (removed by stop()). */
+  log: string;
   dataDir: string;
   ca: string;
   dispatcher: Agent;
@@ -90,6 +92,7 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
   return {
     url,
     pid: child.pid!,
+    log,
     dataDir,
     ca,
     dispatcher,
@@ -113,5 +116,13 @@ export async function startHttpLimitServer(bodiesFile: string, tlsDir: string): 
   const url = `https://127.0.0.1:${port}`;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
   await waitUntil(`${url}/ready`, dispatcher, child, log);
-  return { url, pid: child.pid!, dataDir: tmp, ca: '', dispatcher, stop: stopper(child, tmp, dispatcher) };
+  return {
+    url,
+    pid: child.pid!,
+    log,
+    dataDir: tmp,
+    ca: '',
+    dispatcher,
+    stop: stopper(child, tmp, dispatcher),
+  };
 }
