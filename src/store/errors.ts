@@ -27,7 +27,8 @@ function isUnavailable(code: string | undefined, message: string | undefined): b
   if (code && (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300')) return true;
   if (code && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)$/.test(code))
     return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connection is closed/i.test(
+  // The last one: a statement on a pooled connection that died earlier in the same transaction.
+  return /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
     message ?? '',
   );
 }

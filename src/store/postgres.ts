@@ -59,6 +59,14 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
       }
       const tx = queryable(client);
       let broken = false;
+      // A checked-out client has no error listener of the pool's. When the server goes away while
+      // we hold it (crash, restart, pg_terminate_backend), node-postgres emits 'error' on it, and
+      // an 'error' event nobody listens to ends the process (found by test/crash-consistency.test.ts).
+      // The statement in flight fails by itself; we only note that the connection is gone.
+      const onError = () => {
+        broken = true;
+      };
+      client.on('error', onError);
       try {
         // A bounded transaction also bounds each of its statements by the same limit.
         await tx.exec(
@@ -75,6 +83,7 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
         });
         throw error;
       } finally {
+        client.off('error', onError);
         // A connection that cannot even roll back is dropped, not reused.
         client.release(broken);
       }
