@@ -6,19 +6,24 @@ import { ProblemError } from '../domain/errors.js';
  * client that used the wrong verb learns that, not that the resource is missing.
  */
 export function registerMethodNotAllowed(app: FastifyInstance): void {
-  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  // Keyed by the pattern's text: GET /listings/:id and PUT /listings/:externalReference are one path.
+  const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   app.addHook('onRoute', (route) => {
     const source = `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`;
-    let entry = routes.find((r) => r.pattern.source === source);
+    let entry = routes.get(source);
     if (!entry) {
       entry = { pattern: new RegExp(source), methods: new Set() };
-      routes.push(entry);
+      routes.set(source, entry);
     }
     for (const method of [route.method].flat()) entry.methods.add(method);
   });
+  // Every pattern that matches counts: the router sends GET /listings/bulk-upsert to GET
+  // /listings/:id, so POST (the literal route) and GET, PUT, DELETE (the parametric ones) are allowed.
   app.decorate('allowedMethods', (path: string): string[] => {
-    const found = routes.find((r) => r.pattern.test(path));
-    return found ? [...found.methods] : [];
+    const allowed = new Set<string>();
+    for (const { pattern, methods } of routes.values())
+      if (pattern.test(path)) for (const method of methods) allowed.add(method);
+    return [...allowed];
   });
 }
 

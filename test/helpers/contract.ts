@@ -48,7 +48,10 @@ export function assertContract(method: string, urlPath: string, reply: Reply): v
   if (!pathname.startsWith(`${PREFIX}/`) || pathname === `${PREFIX}/openapi.json`) return;
   const relative = pathname.slice(PREFIX.length);
   const where = `${method} ${urlPath} → ${reply.status}`;
-  const matched = templates.find((t) => t.pattern.test(relative));
+  // The router's choice: the literal path when it has this method, else a parametric one
+  // (GET /listings/bulk-upsert is GET /listings/{listing}).
+  const candidates = templates.filter((t) => t.pattern.test(relative));
+  const matched = candidates.find((t) => document.paths[t.template][method.toLowerCase()]) ?? candidates[0];
   const operation: Json | undefined = matched && document.paths[matched.template][method.toLowerCase()];
   if (!operation) {
     // No operation here: an unknown path (404) or a wrong method (405), in the error envelope.

@@ -1,0 +1,250 @@
+import fc from 'fast-check';
+import { fits, resolve, type Schema } from './document.js';
+
+/**
+ * JSON Schema → fast-check, for the subset docs/openapi.json uses: $ref, anyOf/oneOf, type (one or
+ * several), enum, const, string (minLength, maxLength, pattern, format uuid), integer and number
+ * (minimum, maximum), boolean, null, array (items, minItems, maxItems) and object (properties,
+ * required, additionalProperties).
+ *
+ * `valid` draws values the schema accepts; `invalid` draws values it refuses (each one confirmed
+ * with Ajv, so "invalid" means invalid by the document). Both take overrides by field path
+ * ("year", "location.city", "images[]") for rules the document states only in prose or
+ * decisions.md states on top (bounds, date formats, URL hosts): those come from the caller.
+ */
+
+export interface Overrides {
+  /** Values valid by the service's documented rules, replacing the schema's own for this path. */
+  valid?: (path: string, schema: Schema) => fc.Arbitrary<unknown> | undefined;
+  /** Extra invalid values for this path (invalid by the documented rules, not only the schema). */
+  invalid?: (path: string, schema: Schema) => fc.Arbitrary<unknown> | undefined;
+  /** Fields never to mutate (ignored by the service, e.g. the body's reference on a PUT). */
+  keep?: (path: string) => boolean;
+}
+
+/** Code points a text field must take as they are: anything but U+0000 (surrogates only paired). */
+export const textChar: fc.Arbitrary<string> = fc.oneof(
+  { weight: 5, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
+  {
+    weight: 3,
+    arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '\u0000'),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('\t', '\n', '\u0001', '\u007f', '\u00a0', '\u2028', '\ufeff', '😀', '"', '\\'),
+  },
+);
+
+/** Strings of min to max code points (JSON Schema counts code points), the maximum itself often. */
+export function textOf(
+  min: number,
+  max: number,
+  unit: fc.Arbitrary<string> = textChar,
+): fc.Arbitrary<string> {
+  const short = fc.string({ unit, minLength: min, maxLength: Math.max(min, Math.min(max, 24)) });
+  if (max <= 24) return short;
+  return fc.oneof(
+    { weight: 5, arbitrary: short },
+    { weight: 1, arbitrary: fc.string({ unit, minLength: 1, maxLength: 6 }).map((s) => fill(s, max)) },
+  );
+}
+
+/** Repeats a seed to exactly n code points. */
+export function fill(seed: string, n: number): string {
+  const points = [...seed];
+  return Array.from({ length: n }, (_, i) => points[i % points.length]).join('');
+}
+
+export const codePoints = (s: string) => [...s].length;
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+function types(schema: Schema): string[] | undefined {
+  if (schema.type === undefined) return undefined;
+  return [schema.type].flat() as string[];
+}
+
+/** Values the schema accepts. */
+export function valid(schema: Schema, overrides: Overrides = {}, at = ''): fc.Arbitrary<unknown> {
+  const node = resolve(schema);
+  const override = overrides.valid?.(at, node);
+  if (override) return override;
+  const branches = (node.anyOf ?? node.oneOf) as Schema[] | undefined;
+  if (branches) return fc.oneof(...branches.map((b) => valid(b, overrides, at)));
+  if (node.const !== undefined) return fc.constant(node.const);
+  if (Array.isArray(node.enum)) return fc.constantFrom(...(node.enum as unknown[]));
+  const kinds = types(node);
+  if (!kinds) return fc.jsonValue({ maxDepth: 2 });
+  return fc.oneof(...kinds.map((kind) => validOfType(kind, node, overrides, at)));
+}
+
+function validOfType(kind: string, node: Schema, overrides: Overrides, at: string): fc.Arbitrary<unknown> {
+  switch (kind) {
+    case 'null':
+      return fc.constant(null);
+    case 'boolean':
+      return fc.boolean();
+    case 'integer':
+      return fc.integer({
+        min: Math.max(node.minimum ?? -MAX_SAFE, -MAX_SAFE),
+        max: Math.min(node.maximum ?? MAX_SAFE, MAX_SAFE),
+      });
+    case 'number': {
+      const min = node.minimum ?? -Number.MAX_VALUE;
+      const max = node.maximum ?? Number.MAX_VALUE;
+      return fc.oneof(
+        fc.integer({ min: Math.ceil(Math.max(min, -MAX_SAFE)), max: Math.floor(Math.min(max, MAX_SAFE)) }),
+        fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => n + 0),
+      );
+    }
+    case 'string':
+      if (node.format === 'uuid') return fc.uuid({ version: [1, 2, 3, 4, 5, 7] });
+      if (typeof node.pattern === 'string') return fc.stringMatching(new RegExp(node.pattern));
+      return textOf(node.minLength ?? 0, node.maxLength ?? 200);
+    case 'array': {
+      const max = Math.min(node.maxItems ?? 10, 10);
+      const items = node.items ? valid(node.items, overrides, `${at}[]`) : fc.jsonValue({ maxDepth: 1 });
+      return fc.array(items, { minLength: node.minItems ?? 0, maxLength: Math.max(max, node.minItems ?? 0) });
+    }
+    case 'object': {
+      const properties = (node.properties ?? {}) as Record<string, Schema>;
+      const required = (node.required ?? []) as string[];
+      const record = fc.record(
+        Object.fromEntries(
+          Object.entries(properties).map(([key, s]) => [key, valid(s, overrides, join(at, key))]),
+        ),
+        { requiredKeys: required },
+      );
+      if (node.additionalProperties === false) return record;
+      // Unknown fields are allowed (and ignored): send some.
+      const extra = fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(k in properties)),
+        fc.jsonValue({ maxDepth: 2 }),
+        { maxKeys: 2 },
+      );
+      return fc
+        .tuple(record, fc.option(extra, { freq: 4, nil: undefined }))
+        .map(([r, x]) => ({ ...x, ...r }));
+    }
+    default:
+      throw new Error(`schema-arbitrary: type ${kind} is not supported`);
+  }
+}
+
+export const join = (at: string, key: string) => (at ? `${at}.${key}` : key);
+
+const SAMPLES: unknown[] = [null, true, false, 0, -1, 1.5, 1e21, '', 'x', '12', [], [1], {}, { a: 1 }];
+
+/** Values the schema refuses: wrong types, out of range, too long or short, unknown enum values. */
+export function invalid(schema: Schema, overrides: Overrides = {}, at = ''): fc.Arbitrary<unknown> {
+  const node = resolve(schema);
+  const scalar: fc.Arbitrary<unknown>[] = [fc.constantFrom(...SAMPLES), fc.jsonValue({ maxDepth: 2 })];
+  const structural: fc.Arbitrary<unknown>[] = [];
+  const branches = ((node.anyOf ?? node.oneOf) as Schema[] | undefined) ?? [node];
+  for (const branch of branches) invalidOfBranch(resolve(branch), overrides, at, scalar, structural);
+  // A drawn scalar may fit after all (a junk string that is a UUID): Ajv has the last word. A
+  // structural mutation (a field made invalid, an item too many) is invalid by construction, also
+  // where only the service's documented rules make it so, which Ajv cannot know.
+  const all = [fc.oneof(...scalar).filter((v) => !fits(node, v) && !lenientMatch(node, v)), ...structural];
+  const extra = overrides.invalid?.(at, node);
+  if (extra) all.push(extra);
+  return fc.oneof(...all);
+}
+
+/** The service matches enumerations case-insensitively, trimmed: such a value is not a wrong one. */
+function lenientMatch(node: Schema, value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const values = ((node.anyOf ?? node.oneOf ?? [node]) as Schema[]).flatMap(
+    (b) => (resolve(b).enum as unknown[] | undefined) ?? [],
+  );
+  return values.some((v) => typeof v === 'string' && v.toLowerCase() === value.trim().toLowerCase());
+}
+
+function invalidOfBranch(
+  node: Schema,
+  overrides: Overrides,
+  at: string,
+  out: fc.Arbitrary<unknown>[],
+  structural: fc.Arbitrary<unknown>[],
+): void {
+  if (Array.isArray(node.enum)) out.push(fc.string({ maxLength: 12 }).map((s) => `zz-${s}`));
+  const kinds = types(node) ?? [];
+  if (kinds.includes('integer')) {
+    const { minimum: min, maximum: max } = node;
+    out.push(fc.integer({ min: -1000, max: 1000 }).map((n) => n + 0.5));
+    if (min !== undefined) out.push(fc.constantFrom(min - 1, min - 1e9, -Number.MAX_VALUE));
+    if (max !== undefined) out.push(fc.constantFrom(max + 1, max + 1e9, Number.MAX_VALUE));
+  }
+  if (kinds.includes('number')) {
+    const { minimum: min, maximum: max } = node;
+    if (min !== undefined)
+      out.push(fc.double({ max: min, maxExcluded: true, noNaN: true, noDefaultInfinity: true }));
+    if (max !== undefined)
+      out.push(fc.double({ min: max, minExcluded: true, noNaN: true, noDefaultInfinity: true }));
+  }
+  if (kinds.includes('string')) {
+    if (node.maxLength !== undefined) {
+      const max = node.maxLength as number;
+      out.push(
+        fc
+          .tuple(fc.string({ unit: textChar, minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 64 }))
+          .map(([seed, over]) => fill(seed, max + over)),
+      );
+    }
+    if ((node.minLength ?? 0) > 0) out.push(fc.constant(''));
+    if (node.format === 'uuid' || node.pattern) {
+      out.push(
+        fc.uuid().map((u) => u.slice(1)),
+        fc.uuid().map((u) => `${u}0`),
+        fc.uuid().map((u) => u.replaceAll('-', '')),
+        fc.uuid().map((u) => `{${u}}`),
+        fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
+      );
+    }
+  }
+  if (kinds.includes('array')) {
+    const item = node.items ? valid(node.items, overrides, `${at}[]`) : fc.constant(1);
+    if (node.maxItems !== undefined) {
+      const max = node.maxItems as number;
+      structural.push(
+        fc.tuple(item, fc.integer({ min: max + 1, max: max + 20 })).map(([one, n]) => Array(n).fill(one)),
+      );
+    }
+    if ((node.minItems ?? 0) > 0) structural.push(fc.constant([]));
+    if (node.items) {
+      const badItem = invalid(node.items, overrides, `${at}[]`);
+      structural.push(
+        fc.tuple(fc.array(item, { maxLength: 3 }), badItem, fc.nat()).map(([items, bad, i]) => {
+          const copy = [...items];
+          copy.splice(i % (copy.length + 1), 0, bad);
+          return copy;
+        }),
+      );
+    }
+  }
+  if (kinds.includes('object')) {
+    const properties = (node.properties ?? {}) as Record<string, Schema>;
+    const required = (node.required ?? []) as string[];
+    const base = valid(node, overrides, at) as fc.Arbitrary<Record<string, unknown>>;
+    if (required.length) {
+      structural.push(
+        fc.tuple(base, fc.constantFrom(...required)).map(([value, key]) => {
+          const { [key]: _dropped, ...rest } = value;
+          return rest;
+        }),
+      );
+    }
+    const mutable = Object.keys(properties).filter((k) => !overrides.keep?.(join(at, k)));
+    if (mutable.length) {
+      structural.push(
+        fc
+          .constantFrom(...mutable)
+          .chain((key) =>
+            fc
+              .tuple(base, invalid(properties[key]!, overrides, join(at, key)))
+              .map(([value, bad]) => ({ ...value, [key]: bad })),
+          ),
+      );
+    }
+  }
+}
