@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { type Case, invalidCase, methodCase, rawCase, validCase } from './fuzz/cases.js';
 import { methodsAt, operation, operations, PREFIX } from './fuzz/document.js';
 import { authHeaders, buildWorld, resolveDeep, resolveText, type World, WRITER_SCOPE } from './fuzz/world.js';
+import { dealerAllowed, writeCase } from './fuzz/writes.js';
 import { bootApp, type Reply, type TestApp } from './helpers/app.js';
 
 /**
@@ -20,6 +21,8 @@ import { bootApp, type Reply, type TestApp } from './helpers/app.js';
  * - a request with one part that breaks the document: a 4xx (in a bulk upsert, an item's error);
  * - a body that is not JSON under a JSON content type: 400 INVALID_JSON; under another: 415;
  * - a method the path does not have: 405 with an Allow header naming the documented methods;
+ * - a listing write valid by every documented rule is written, unless its dealer is outside the
+ *   writer's scope: then 403 PROFILE_FORBIDDEN (in a bulk upsert: item by item);
  * - a restricted partner's answers hold nothing outside its dealer tree.
  *
  * test/fuzz/corpus.json holds every case that ever failed (and the bugs found before the fuzzer):
@@ -31,6 +34,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const corpus = JSON.parse(readFileSync(path.join(import.meta.dirname, 'fuzz/corpus.json'), 'utf8')) as {
   why: string;
   case: Case;
+  /** The answer the bug's fix gives: status, and error code where it is an error. */
+  expect: { status: number; code?: string };
 }[];
 
 let app: TestApp;
@@ -107,7 +112,40 @@ function judge(c: Case, reply: Reply): string | undefined {
     if (jsonType(c.raw!.contentType) && !parses(c.raw!.body) && code !== 'INVALID_JSON')
       return `${status} ${code} for a body that is not JSON`;
   }
+  if (c.kind === 'write') {
+    const wrong = writeOutcome(c, reply);
+    if (wrong) return wrong;
+  }
   if (status === 200 && c.who !== 'reader') return outsideScope(reply);
+  return undefined;
+}
+
+/** A rule-valid write: written when its dealer is the writer's, else refused for that dealer. */
+function writeOutcome(c: Case, reply: Reply): string | undefined {
+  if (c.op === 'upsertListing') {
+    const allowed = dealerAllowed(c.json as Record<string, unknown>);
+    const ok = allowed
+      ? reply.status === 200 || reply.status === 201
+      : reply.body?.error?.code === 'PROFILE_FORBIDDEN';
+    return ok
+      ? undefined
+      : `${reply.status} for a valid listing whose dealer is ${allowed ? '' : 'not '}in scope`;
+  }
+  if (reply.status !== 200) return `${reply.status} for a valid bulk upsert`;
+  const items = (Array.isArray(c.json) ? c.json : (c.json as { items: unknown[] }).items) as Record<
+    string,
+    unknown
+  >[];
+  const { results, errors } = reply.body.data as {
+    results: { index: number }[];
+    errors: { index: number; status: number }[];
+  };
+  for (const [index, item] of items.entries()) {
+    const written = results.some((r) => r.index === index);
+    const refused = errors.find((e) => e.index === index);
+    if (dealerAllowed(item) ? !written || refused : written || refused?.status !== 403)
+      return `item ${index}: ${written ? 'written' : `refused ${JSON.stringify(refused)}`}, its dealer ${dealerAllowed(item) ? 'is' : 'is not'} in scope`;
+  }
   return undefined;
 }
 
@@ -129,7 +167,7 @@ function outsideScope(reply: Reply): string | undefined {
   return undefined;
 }
 
-async function check(c: Case): Promise<void> {
+async function check(c: Case): Promise<Reply> {
   let reply: Reply;
   try {
     reply = await send(c);
@@ -143,11 +181,19 @@ async function check(c: Case): Promise<void> {
     throw new Error(
       `${c.method} ${c.path}: ${wrong}\nanswer: ${reply.text.slice(0, 400)}\ncase: ${JSON.stringify(c)}`,
     );
+  return reply;
 }
 
 describe(`fuzzing from the OpenAPI document, seed ${SEED}`, () => {
   test(`the corpus: ${corpus.length} cases that once failed`, async () => {
-    for (const entry of corpus) await check(entry.case);
+    for (const entry of corpus) {
+      const reply = await check(entry.case);
+      assert.deepEqual(
+        { status: reply.status, code: reply.body?.error?.code },
+        { status: entry.expect.status, code: entry.expect.code },
+        `${entry.why}: ${reply.text.slice(0, 300)}`,
+      );
+    }
   });
 
   for (const op of operations) {
@@ -156,19 +202,23 @@ describe(`fuzzing from the OpenAPI document, seed ${SEED}`, () => {
       invalid: invalidCase(op),
       raw: rawCase(op),
       method: methodCase(op),
+      write: writeCase(op),
     };
     for (const [kind, arbitrary] of Object.entries(kinds)) {
       if (!arbitrary) continue;
       // A wrong method has few ways to go wrong: fewer of those.
       const runs = kind === 'method' ? Math.ceil(RUNS / 5) : RUNS;
       test(`${op.method} ${op.template} (${op.id}): ${runs} ${kind} cases`, async () => {
-        await fc.assert(fc.asyncProperty(arbitrary, check), {
-          numRuns: runs,
-          seed: SEED,
-          // A failure is printed with its case: add it to test/fuzz/corpus.json.
-          endOnFailure: true,
-          includeErrorInReport: true,
-        });
+        await fc.assert(
+          fc.asyncProperty(arbitrary, async (c) => void (await check(c))),
+          {
+            numRuns: runs,
+            seed: SEED,
+            // A failure is printed with its case: add it to test/fuzz/corpus.json.
+            endOnFailure: true,
+            includeErrorInReport: true,
+          },
+        );
       });
     }
   }

@@ -96,7 +96,9 @@ function stockCsv(prefix: string, location: string, count: number, from = 1): st
 }
 
 before(async () => {
-  app = await bootApp({ WRITE_TX_TIMEOUT_MS: '200' });
+  // Short, so that --mark-missing-sold's cursor read settles fast; long enough that a 100-item bulk on
+  // PGlite, on a machine busy with another test pass, finishes inside it (200 ms did not, in CI).
+  app = await bootApp({ WRITE_TX_TIMEOUT_MS: '1000' });
   tree = await createTree(app);
   dir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-import-'));
   caFile = path.join(app.dataDir, 'tls', 'localhost-cert.pem');

@@ -173,7 +173,11 @@ export async function checkPglite(dataDir: string, withAmcheck: boolean): Promis
   }
 }
 
-/** A PostgreSQL database, through the project's adapter; amcheck when the server has it. */
+/**
+ * A PostgreSQL database, through the project's adapter, and amcheck. amcheck ships with PostgreSQL
+ * itself (contrib, in Debian's server package): a server without it is a problem to report, not a
+ * check to skip in silence.
+ */
 export async function checkPostgres(url: string, dataDir: string): Promise<CheckReport> {
   const db = await openDb(dbOptions(dataDir, url));
   try {
@@ -182,7 +186,14 @@ export async function checkPostgres(url: string, dataDir: string): Promise<Check
       'HasAmcheck',
       `SELECT count(*) AS n FROM pg_available_extensions WHERE name = 'amcheck'`,
     );
-    if (!Number(available!.n)) return { ...report, indexesChecked: 0, tablesChecked: 0 };
+    if (!Number(available!.n)) {
+      return {
+        ...report,
+        indexesChecked: 0,
+        tablesChecked: 0,
+        problems: [...report.problems, 'amcheck is not available on this server'],
+      };
+    }
     const checked = await amcheckAll(db);
     return {
       ...report,
