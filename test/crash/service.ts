@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { Reply } from '../helpers/app.js';
-import { assertContract } from '../helpers/contract.js';
+import { httpsCall } from '../helpers/https-call.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/forecourt.js');
 
@@ -88,28 +88,11 @@ export async function startService(dataDir: string, env: Record<string, string>)
     exited,
     errors,
     stderr: () => stderr,
-    async call(method, urlPath, options = {}) {
-      const headers: Record<string, string> = {};
-      if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await request(`${url}${urlPath}`, {
-        method: method as 'GET',
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        dispatcher,
-        signal: options.signal,
-      });
-      const text = await res.body.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const reply = { status: res.statusCode, headers: res.headers, body, text };
-      assertContract(method, urlPath, reply);
-      return reply;
-    },
+    call: (method, urlPath, options = {}) =>
+      httpsCall(url, dispatcher, method, urlPath, {
+        ...options,
+        headers: options.bearer ? { authorization: `Bearer ${options.bearer}` } : {},
+      }),
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

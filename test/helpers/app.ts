@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { type Config, parseConfig } from '../../src/config.js';
 import { createLogger, type Running, start } from '../../src/runtime.js';
-import { assertContract } from './contract.js';
+import { httpsCall } from './https-call.js';
 
 /**
  * Boots the real service (real database, real HTTPS listener on a free port) the way
@@ -63,32 +63,14 @@ export async function bootApp(
   const url = `https://127.0.0.1:${running.port}`;
   const adminToken = running.services.adminToken;
 
-  const call = async (method: string, urlPath: string, options: CallOptions = {}): Promise<Reply> => {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.secret) headers.authorization = `Bearer ${options.secret}`;
-    let body: string | undefined = options.raw;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await undiciRequest(`${url}${urlPath}`, {
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      dispatcher,
+  const call = (method: string, urlPath: string, options: CallOptions = {}): Promise<Reply> =>
+    httpsCall(url, dispatcher, method, urlPath, {
+      ...options,
+      headers: {
+        ...(options.headers ?? {}),
+        ...(options.secret ? { authorization: `Bearer ${options.secret}` } : {}),
+      },
     });
-    const text = await res.body.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    const reply = { status: res.statusCode, headers: res.headers, body: parsed, text };
-    // Every partner-API response a suite receives is checked against the OpenAPI document.
-    assertContract(method, urlPath, reply);
-    return reply;
-  };
 
   return {
     url,

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { Reply } from './app.js';
-import { assertContract } from './contract.js';
+import { httpsCall } from './https-call.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/forecourt.js');
 
@@ -89,26 +89,7 @@ export async function spawnService(env: Record<string, string>): Promise<Service
     dispatcher,
     logs,
     exited,
-    async call(method, urlPath, options = {}) {
-      const headers = { ...(options.headers ?? {}) };
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await request(`${url}${urlPath}`, {
-        method: method as 'GET',
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        dispatcher,
-      });
-      const text = await res.body.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const reply = { status: res.statusCode, headers: res.headers, body, text };
-      assertContract(method, urlPath, reply);
-      return reply;
-    },
+    call: (method, urlPath, options = {}) => httpsCall(url, dispatcher, method, urlPath, options),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
