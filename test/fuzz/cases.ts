@@ -61,14 +61,15 @@ const codeToken = fc
   .tuple(fc.constantFrom(...DEALERS), fc.constantFrom('', ':upper', ':lower'))
   .map(([key, change]) => `⟪code:${key}${change}⟫`);
 const listingToken = fc.constantFrom(...LISTING_TOKENS).map((key) => `⟪listing:${key}⟫`);
+/** "." and ".." are dot segments: URL parsers (undici's too) resolve them to another path. */
+const isDotSegment = (segment: string) => segment === '.' || segment === '..';
 const reference = fc
   .oneof(
     fc.constantFrom(...WRITER_REFS, ...OTHER_REFS),
     fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }).map((s) => `fz-${s}`),
     textOf(1, 128),
-    // "." and ".." are dot segments: URL parsers (undici's too) resolve them to another path.
   )
-  .filter((ref) => ref !== '.' && ref !== '..');
+  .filter((ref) => !isDotSegment(ref));
 
 /** Values a query parameter takes as the document describes it, as they travel: text. */
 function validParam(p: Parameter): fc.Arbitrary<string> {
@@ -227,7 +228,7 @@ export function invalidCase(op: Operation): fc.Arbitrary<Case> | undefined {
             .constantFrom(...brokenPath)
             .chain(({ p, bad }) => bad.map((v) => [p.name, v] as [string, string])),
         )
-        .filter(([, [, value]]) => value !== '')
+        .filter(([, [, value]]) => value !== '' && !isDotSegment(value))
         .map(([b, [name, value]]) => ({
           kind: 'invalid' as const,
           op: op.id,
