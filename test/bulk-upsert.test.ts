@@ -175,6 +175,27 @@ describe('POST /listings/bulk-upsert: items', () => {
     assert.equal((await getListing(app, secret, last.listingId)).title, 'last');
   });
 
+  test('a repeated reference whose last occurrence fails: the last one that passes wins, the failing one is an error', async () => {
+    // Regression: the winner was picked before the dealer check, so an earlier good occurrence
+    // ended up in neither list when the last one named a dealer outside the scope.
+    const r = ref('dupfail');
+    const unknownDealer = '6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f';
+    const data = await bulkOk(
+      [item(r, { title: 'good' }), item(r, { dealerProfileId: unknownDealer })],
+      1,
+      1,
+    );
+    assert.deepEqual(
+      data.results.map((x: any) => [x.index, x.outcome, x.supersededBy]),
+      [[0, 'created', undefined]],
+    );
+    assert.deepEqual(
+      data.errors.map((e: any) => [e.index, e.code]),
+      [[1, 'PROFILE_FORBIDDEN']],
+    );
+    assert.equal((await getListing(app, secret, data.results[0].listingId)).title, 'good');
+  });
+
   test('resending the same batch: every item unchanged, updatedAt kept', async () => {
     const items = [item(ref('again'), { features: ['ABS'] }), item(ref('again'), { status: 'sold' })];
     const first = await bulkOk(items, 2, 0);

@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Create or replace up to 100 listings; each item succeeds or fails on its own
-         * @description Always 200 when the request itself is well-formed: each item is in `results` or in `errors` (with its index, status and issues). A repeated reference: the last one wins, earlier ones are `superseded`. Counts as one request against your rate limit. Safe to retry.
+         * @description Always 200 when the request itself is well-formed: each item is in `results` or in `errors` (with its index, status and issues). A repeated reference: the last occurrence that passes validation wins, earlier ones that pass are `superseded`. Counts as one request against your rate limit. Safe to retry.
          *
          *     Scope: `write:listings`.
          */

@@ -111,7 +111,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
         config: { scope: 'write:listings', documentedBody: bulkBodyDoc, bodyExamples: bulkExamples },
         schema: {
           description:
-            'Always 200 when the request itself is well-formed: each item is in `results` or in `errors` (with its index, status and issues). A repeated reference: the last one wins, earlier ones are `superseded`. Counts as one request against your rate limit. Safe to retry.',
+            'Always 200 when the request itself is well-formed: each item is in `results` or in `errors` (with its index, status and issues). A repeated reference: the last occurrence that passes validation wins, earlier ones that pass are `superseded`. Counts as one request against your rate limit. Safe to retry.',
           summary: `Create or replace up to ${MAX_BULK_ITEMS} listings; each item succeeds or fails on its own`,
           tags: ['Listings (write)'],
           querystring: dryRunQuery,
