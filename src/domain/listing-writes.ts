@@ -358,7 +358,15 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (error) {
-      if (error instanceof Raced && ++races <= 100) continue;
+      if (error instanceof Raced) {
+        if (++races <= 100) continue;
+        // Unreachable by the argument above; should it happen, the client may simply retry.
+        throw new ProblemError(
+          503,
+          'SERVICE_UNAVAILABLE',
+          'Too many concurrent writes to these references; retry shortly.',
+        );
+      }
       const retryable =
         error instanceof DbError && (error.sqlState === '40P01' || error.sqlState === '40001');
       if (!retryable || ++deadlocks >= 3) throw error;
