@@ -106,7 +106,8 @@ function judge(c: Case, reply: Reply): string | undefined {
     if (!(status >= 400 && status < 500) && !itemRefused)
       return `${status} for a request whose ${c.broke} breaks the document`;
   }
-  if (c.kind === 'raw' && mayWrite && c.raw!.body !== '') {
+  // A body of white space only is no body (EMPTY_PAYLOAD, INVALID_BODY), not broken JSON.
+  if (c.kind === 'raw' && mayWrite && c.raw!.body.trim() !== '') {
     if (!jsonType(c.raw!.contentType) && status !== 415)
       return `${status} for Content-Type ${c.raw!.contentType}`;
     if (jsonType(c.raw!.contentType) && !parses(c.raw!.body) && code !== 'INVALID_JSON')
