@@ -269,6 +269,19 @@ const putTargets = [...news, ...byReference.filter((t) => t.kind === 'listing' &
 const none: Target[] = [{ kind: 'none' }];
 
 /**
+ * Status and DELETE by reference. References are the caller's own namespace: another partner's
+ * reference is "not found", wherever its listing is; the caller's own, at a dealer now outside its
+ * scope, is forbidden.
+ */
+const ownReferenceOnly: Operation['expect'] = {
+  own: ok(),
+  'own outside': FORBIDDEN,
+  inside: NOT_FOUND,
+  outside: NOT_FOUND,
+  unknown: NOT_FOUND,
+};
+
+/**
  * THE POLICY. Order matters within the write phase: status and DELETE on a victim's reference
  * run before the PUT that gives the caller its own listing under that same reference.
  */
@@ -380,27 +393,14 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'write:listings',
     phase: 'write',
     targets: byReference,
-    // References are the caller's own namespace: another partner's is "not found", wherever it is.
-    expect: {
-      own: ok(),
-      'own outside': FORBIDDEN,
-      inside: NOT_FOUND,
-      outside: NOT_FOUND,
-      unknown: NOT_FOUND,
-    },
+    expect: ownReferenceOnly,
   },
   {
     endpoint: 'DELETE /listings/{ref}',
     scope: 'write:listings',
     phase: 'write',
     targets: byReference,
-    expect: {
-      own: ok(),
-      'own outside': FORBIDDEN,
-      inside: NOT_FOUND,
-      outside: NOT_FOUND,
-      unknown: NOT_FOUND,
-    },
+    expect: ownReferenceOnly,
   },
   {
     endpoint: 'PUT /listings/{ref}',

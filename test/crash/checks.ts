@@ -64,6 +64,9 @@ const INVARIANTS: { name: string; sql: string }[] = [
   },
 ];
 
+/** What the invariants alone report, before amcheck. */
+type Invariants = Omit<CheckReport, 'indexesChecked' | 'tablesChecked'>;
+
 export interface CheckReport {
   listings: number;
   historyRows: number;
@@ -73,7 +76,7 @@ export interface CheckReport {
   problems: string[];
 }
 
-async function invariants(db: Db): Promise<Omit<CheckReport, 'indexesChecked' | 'tablesChecked'>> {
+async function invariants(db: Db): Promise<Invariants> {
   return db.transaction(async (tx) => {
     await tx.exec(
       'NoIndexScans',
@@ -96,9 +99,9 @@ async function invariants(db: Db): Promise<Omit<CheckReport, 'indexesChecked' | 
 /**
  * PostgreSQL's own verification (the amcheck extension): every B-tree index of our tables
  * against its table (heapallindexed: each heap tuple must be found in the index), and each table's
- * heap pages (verify_heapam).
+ * heap pages (verify_heapam), added to `report`.
  */
-async function amcheckAll(q: Queryable): Promise<{ indexes: number; tables: number; problems: string[] }> {
+async function addAmcheck(q: Queryable, report: Invariants): Promise<CheckReport> {
   await q.exec('Amcheck', 'CREATE EXTENSION IF NOT EXISTS amcheck');
   const problems: string[] = [];
   const indexes = await q.query<{ name: string }>(
@@ -128,7 +131,12 @@ async function amcheckAll(q: Queryable): Promise<{ indexes: number; tables: numb
       problems.push(`verify_heapam ${name}: ${(error as Error).message}`);
     }
   }
-  return { indexes: indexes.length, tables: tables.length, problems };
+  return {
+    ...report,
+    indexesChecked: indexes.length,
+    tablesChecked: tables.length,
+    problems: [...report.problems, ...problems],
+  };
 }
 
 const dbOptions = (dataDir: string, databaseUrl?: string) => ({
@@ -146,7 +154,7 @@ const dbOptions = (dataDir: string, databaseUrl?: string) => ({
  */
 export async function checkPglite(dataDir: string, withAmcheck: boolean): Promise<CheckReport> {
   const db = await openDb(dbOptions(dataDir));
-  let report: Omit<CheckReport, 'indexesChecked' | 'tablesChecked'>;
+  let report: Invariants;
   try {
     report = await invariants(db);
   } finally {
@@ -161,13 +169,7 @@ export async function checkPglite(dataDir: string, withAmcheck: boolean): Promis
         await pglite.exec(sql);
       },
     };
-    const checked = await amcheckAll(q);
-    return {
-      ...report,
-      indexesChecked: checked.indexes,
-      tablesChecked: checked.tables,
-      problems: [...report.problems, ...checked.problems],
-    };
+    return await addAmcheck(q, report);
   } finally {
     await pglite.close();
   }
@@ -194,13 +196,7 @@ export async function checkPostgres(url: string, dataDir: string): Promise<Check
         problems: [...report.problems, 'amcheck is not available on this server'],
       };
     }
-    const checked = await amcheckAll(db);
-    return {
-      ...report,
-      indexesChecked: checked.indexes,
-      tablesChecked: checked.tables,
-      problems: [...report.problems, ...checked.problems],
-    };
+    return await addAmcheck(db, report);
   } finally {
     await db.close();
   }
