@@ -117,7 +117,7 @@ export async function upsertListings(
 
   let outcome: { written: Map<string, ItemResult>; local: ItemError[] };
   try {
-    outcome = await withDeadlockRetry(() =>
+    outcome = await withWriteRetry(() =>
       services.db.transaction(async (tx) => {
         const local: ItemError[] = [];
         const written = await writeLocked(services, partner, candidates, dealerOf, local, tx);
@@ -329,12 +329,16 @@ function checkItem(
   }
   const status = item.write.status ?? (current?.status as Status | undefined) ?? 'active';
   if ((status === 'active' || status === 'pending') && item.write.values.price === null) {
-    return validationFailed([
-      { path: 'price', message: `is required when the status is ${status}`, code: 'required' },
-    ]);
+    return priceRequired(status);
   }
   return { dealerProfileId, status };
 }
+
+/** A listing on offer (active or pending) has a price: decisions.md. */
+const priceRequired = (status: Status) =>
+  validationFailed([
+    { path: 'price', message: `is required when the status is ${status}`, code: 'required' },
+  ]);
 
 /** Listing writes are bounded in time: sync cursors trust that nothing commits later (docs/sync.md). */
 const writeBounds = (services: Services) => ({ maxMs: services.config.WRITE_TX_TIMEOUT_MS });
@@ -349,9 +353,10 @@ class Raced extends Error {
 /**
  * Two writers locking overlapping rows can still deadlock in rare orders; PostgreSQL picks a victim, we retry it.
  * A batch that raced another writer's creation is retried too: each retry knows at least one more
- * of its references (listings are never removed), so this ends within the batch's size.
+ * of its references (listings are never removed), so this ends within the batch's size (at most
+ * 100 items, the bulk limit).
  */
-async function withDeadlockRetry<T>(fn: () => Promise<T>): Promise<T> {
+async function withWriteRetry<T>(fn: () => Promise<T>): Promise<T> {
   let deadlocks = 0;
   let races = 0;
   for (;;) {
@@ -364,7 +369,7 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>): Promise<T> {
         throw new ProblemError(
           503,
           'SERVICE_UNAVAILABLE',
-          'Too many concurrent writes to these references; retry shortly.',
+          'A conflicting write was in progress; retry shortly.',
         );
       }
       const retryable =
@@ -381,7 +386,7 @@ export async function changeStatus(
   reference: string,
   status: Status,
 ): Promise<{ listingId: string; externalReference: string; status: string }> {
-  return withDeadlockRetry(() =>
+  return withWriteRetry(() =>
     services.db.transaction(async (tx) => {
       const [current] = await services.listingWrites.lockExisting(partner.id, [reference], tx);
       if (!current)
@@ -403,9 +408,7 @@ export async function changeStatus(
           // Fix (model tests): a listing without a price moved to active or pending broke the
           // table's check and answered 500; the rule is a validation failure like on PUT.
           if (error instanceof DbError && error.constraint === 'listings_price_when_listed')
-            throw validationFailed([
-              { path: 'price', message: `is required when the status is ${status}`, code: 'required' },
-            ]);
+            throw priceRequired(status);
           throw error;
         });
       if (changed) await services.listingWrites.recordHistory([changed], tx);

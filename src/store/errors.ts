@@ -21,16 +21,21 @@ export class DbError extends Error {
   }
 }
 
+/**
+ * What pg and its pool report only by message: no connection within the timeout, a connection
+ * that ended, and (the last one) a statement on a pooled connection that died earlier in the same
+ * transaction.
+ */
+const POOL_FAILURE =
+  /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i;
+
 // Class 08 = connection exception, 57P0x = server shutting down / starting up, 53300 = too many
 // connections; node errors are network failures; pg's pool reports a timeout only by its message.
 function isUnavailable(code: string | undefined, message: string | undefined): boolean {
   if (code && (code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300')) return true;
   if (code && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)$/.test(code))
     return true;
-  // The last one: a statement on a pooled connection that died earlier in the same transaction.
-  return /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
-    message ?? '',
-  );
+  return POOL_FAILURE.test(message ?? '');
 }
 
 /**
@@ -42,10 +47,7 @@ export function labelDbError(error: unknown, queryName: string): unknown {
   const source = error as Error & { severity?: unknown; code?: unknown };
   const fromServer = typeof source.severity === 'string';
   const fromNetwork = typeof source.code === 'string' && /^E[A-Z_]+$/.test(source.code);
-  const fromPool =
-    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
-      source.message,
-    );
+  const fromPool = POOL_FAILURE.test(source.message);
   return fromServer || fromNetwork || fromPool ? new DbError(error, queryName) : error;
 }
 
