@@ -149,6 +149,26 @@ describe('POST /listings/bulk-upsert: items', () => {
     assert.ok(surrogate);
   });
 
+  test('canonical names win: an externalReference sent as null is refused, not replaced by the alias', async () => {
+    const alias = ref('alias');
+    const data = await bulkOk(
+      [
+        { ...listingBody(), externalReference: null, external_reference: alias },
+        { ...listingBody(), externalReference: alias, external_reference: 42 },
+      ],
+      1,
+      1,
+    );
+    assert.deepEqual(
+      data.errors.map((e: any) => [e.index, e.code, e.status]),
+      [[0, 'INVALID_REFERENCE', 400]],
+    );
+    assert.deepEqual(
+      data.results.map((r: any) => [r.index, r.externalReference]),
+      [[1, alias]],
+    );
+  });
+
   test('a reference repeated in one request: the last occurrence wins, earlier ones are superseded', async () => {
     const [r, s] = [ref('dup'), ref('dup')];
     const data = await bulkOk(

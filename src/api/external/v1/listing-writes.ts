@@ -145,8 +145,12 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
         const items = bulkItems(request.body);
         const dryRun = request.query.dryRun ?? false;
         const raw: RawItem[] = items.map((body, index) => {
-          const record = (body ?? {}) as Record<string, unknown>;
-          return { index, body, reference: record.externalReference ?? record.external_reference };
+          // The canonical name wins whenever it is sent, even as null: a null is not a reference,
+          // and the alias must not quietly stand in for it. (An item that is not an object has none.)
+          const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+          const reference =
+            'externalReference' in record ? record.externalReference : record.external_reference;
+          return { index, body, reference };
         });
         const { results, errors } = await upsertListings(services, partner, raw, { dryRun });
         if (!dryRun) countBulkOutcomes(services, results, errors.length);
