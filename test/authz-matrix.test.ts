@@ -314,6 +314,17 @@ describe('authorization matrix (test/authz/policy.ts)', () => {
       const shown = new Set(items.map((i) => i.id));
       for (const listing of known().filter((l) => allowed.includes(l.dealer)))
         assert.ok(shown.has(listing.id), `listing ${listing.ref} at ${listing.dealer} is missing`);
+    } else {
+      // A global caller sees every listing there is: at least all this matrix knows of, and on a
+      // page that holds them all, each of them.
+      const all = known();
+      const { totalItems } = reply.body.pagination;
+      assert.ok(totalItems >= all.length, `a global list counts ${totalItems} of ${all.length} listings`);
+      if (totalItems === items.length) {
+        const shown = new Set(items.map((i) => i.id));
+        for (const listing of all)
+          assert.ok(shown.has(listing.id), `listing ${listing.ref} at ${listing.dealer} is missing`);
+      }
     }
   }
 

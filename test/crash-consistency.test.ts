@@ -286,7 +286,8 @@ describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () 
             const stoppedAt = performance.now();
             await crashAndRestart(pauseMs);
             // The service was never restarted: its pool finds the server again by itself.
-            for (let i = 0; i < 200; i++) {
+            for (let i = 0; ; i++) {
+              if (i === 200) assert.fail('the service was not ready 20 s after PostgreSQL came back');
               if (current.child.exitCode !== null || current.child.signalCode !== null)
                 assert.fail(
                   `the service exited (${await current.exited}) when PostgreSQL crashed:\n${current.stderr().slice(-3000)}\n${current.errors.slice(0, 3).join('\n')}`,

@@ -40,8 +40,15 @@ describe('docs/partner-guide.md against the demo', () => {
     });
     for (const m of out.matchAll(/^\s*export (FORECOURT_[A-Z_]+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
   });
-  after(() => {
-    demo?.kill('SIGTERM');
+  after(async () => {
+    // The data directory goes only once the demo has stopped writing to it.
+    if (demo && demo.exitCode === null && demo.signalCode === null) {
+      const exited = new Promise((resolve) => demo.once('exit', resolve));
+      demo.kill('SIGTERM');
+      const killer = setTimeout(() => demo.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
     rmSync(dataDir, { recursive: true, force: true });
   });
 
