@@ -159,7 +159,11 @@ export class Simulation {
     }
   }
 
-  /** A listing whose content changed: updatedAt moves; soldAt set on entering sold, kept while sold. */
+  /**
+   * A listing whose content changed: updatedAt takes a new value, any timestamp (it is the writing
+   * transaction's start, so a write that waited on another's lock may carry an earlier one; sync
+   * copes through its horizon, docs/sync.md). soldAt: set on entering sold, kept while sold.
+   */
   private moved(before: Listing, after: Listing): Listing {
     const what = `${after.owner}/${after.ref}`;
     return {
