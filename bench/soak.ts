@@ -331,8 +331,9 @@ const checks = [
     measured: serviceExited ? 'no' : 'yes',
     target: 'yes',
     met: !serviceExited,
+    inSmoke: true,
   },
-  { check: 'errors', measured: errors, target: '= 0', met: errors === 0 },
+  { check: 'errors', measured: errors, target: '= 0', met: errors === 0, inSmoke: true },
   { check: 'list p99 (ms)', measured: listP99, target: '< 25', met: listP99 < 25 },
   {
     check: 'locations with counts p95 (ms)',
@@ -348,6 +349,14 @@ const checks = [
     met: rssGrowth < meanRss * 0.05,
   },
 ];
+
+/**
+ * The smoke run (CI) proves the soak runs and nothing fails; 30 s on a busy machine judges no
+ * latency or trend, so those checks are shown there, not judged.
+ */
+function judgedNow(c: { inSmoke?: boolean }): boolean {
+  return !smoke || c.inSmoke === true;
+}
 
 const result = {
   date: new Date().toISOString(),
@@ -399,11 +408,13 @@ process.stdout.write(
         `  ${k.padEnd(16)} ${String(v.requests).padStart(6)}  p50 ${v.p50}  p95 ${v.p95}  p99 ${v.p99} ms`,
     ),
     `  RSS ${result.memory.rssStartMb} → ${result.memory.rssEndMb} MB (max ${result.memory.rssMaxMb}), trend ${result.memory.rssSlopeMbPerMin} MB/min after warm-up; heap trend ${result.memory.heapSlopeMbPerMin} MB/min`,
-    ...checks.map((c) => `  ${c.met ? 'ok  ' : 'FAIL'} ${c.check}: ${c.measured} (target ${c.target})`),
+    ...checks.map((c) => {
+      const judged = judgedNow(c);
+      return `  ${c.met ? 'ok  ' : judged ? 'FAIL' : 'miss'} ${c.check}: ${c.measured} (target ${c.target})${judged ? '' : ', not judged in a smoke run'}`;
+    }),
     `results: ${path.relative(ROOT, file)}`,
     ...errorSamples.map((e) => `  error: ${e}`),
     '',
   ].join('\n'),
 );
-// The smoke run (CI) proves the soak runs and nothing fails; 30 s on a busy machine judges no trend.
-process.exitCode = (smoke ? errors === 0 && !serviceExited : checks.every((c) => c.met)) ? 0 : 1;
+process.exitCode = checks.every((c) => c.met || !judgedNow(c)) ? 0 : 1;
