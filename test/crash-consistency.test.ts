@@ -164,6 +164,53 @@ async function crashRounds(
   }
 }
 
+interface PostgresLoad {
+  database: { url: string };
+  dataDir: string;
+  service: CrashService;
+  workload: Workload;
+  call: Call;
+  rng: () => number;
+}
+
+/**
+ * A fresh PostgreSQL database, a service on it with a partner set up, and a workload for `fn` to
+ * run; afterwards the server is made sure to run (a test may have stopped it) and all of it removed.
+ */
+async function underPostgresLoad(
+  tag: string,
+  seedOffset: number,
+  fn: (pg: PostgresLoad) => Promise<void>,
+): Promise<void> {
+  const database = await freshDatabase();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-crash-'));
+  let service: CrashService | undefined;
+  try {
+    service = await startService(dataDir, { ...SERVICE_ENV, DATABASE_URL: database.url });
+    const current = service;
+    const { secret, dealers } = await setUp(current, tag);
+    const rng = prng(SEED + seedOffset);
+    const workload = new Workload(rng, dealers, `${tag}-${SEED}`);
+    const call: Call = (method, urlPath, body) => current.call(method, urlPath, { bearer: secret, body });
+    await fn({ database, dataDir, service: current, workload, call, rng });
+  } finally {
+    ensureRunning();
+    await service?.kill();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** After a load: no unexpected answer, every acknowledged write read back, the database healthy. */
+async function verifyAfterLoad(pg: Omit<PostgresLoad, 'rng'>, where: string) {
+  assertClean(pg.workload, pg.service, `${where}: load`);
+  const verified = pg.workload.verify(await readAll(pg.call));
+  assertClean(pg.workload, pg.service, `${where}: read-back`);
+  const report = await checkPostgres(pg.database.url, pg.dataDir);
+  assertHealthy(report, where);
+  return { verified, report };
+}
+
 describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () => {
   test(`embedded database (PGlite): ${ROUNDS} crashes on one DATA_DIR`, {
     skip: process.env.DATABASE_URL
@@ -215,16 +262,8 @@ describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () 
   }, async (t) => {
     // Regression: a connection lost while a write transaction held it emitted an unhandled
     // 'error' event on the pg client, and the whole service process died.
-    const database = await freshDatabase();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-crash-'));
-    const rng = prng(SEED + 3);
-    let service: CrashService | undefined;
-    try {
-      service = await startService(dataDir, { ...SERVICE_ENV, DATABASE_URL: database.url });
-      const current = service;
-      const { secret, dealers } = await setUp(current, 'pgterm');
-      const workload = new Workload(rng, dealers, `pgterm-${SEED}`);
-      const call: Call = (method, urlPath, body) => current.call(method, urlPath, { bearer: secret, body });
+    await underPostgresLoad('pgterm', 3, async (pg) => {
+      const { database, service, workload, call, rng } = pg;
       const load = workload.run(call, WORKERS);
       let terminated = 0;
       try {
@@ -242,39 +281,23 @@ describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () 
         workload.stop();
         await load;
       }
-      assert.equal(current.child.exitCode, null, `the service died:\n${current.stderr().slice(-3000)}`);
-      assert.equal((await current.call('GET', '/readyz')).status, 200);
-      assertClean(workload, current, 'connections terminated: load');
-      const verified = workload.verify(await readAll(call));
-      assertClean(workload, current, 'connections terminated: read-back');
-      const report = await checkPostgres(database.url, dataDir);
-      assertHealthy(report, 'connections terminated');
+      assert.equal(service.child.exitCode, null, `the service died:\n${service.stderr().slice(-3000)}`);
+      assert.equal((await service.call('GET', '/readyz')).status, 200);
+      const { verified, report } = await verifyAfterLoad(pg, 'connections terminated');
       assert.ok(terminated > 0 && workload.stats.ackedItems > 0);
       t.diagnostic(
         `${terminated} connections terminated; ${workload.stats.requests} requests, ${workload.stats.ackedItems} writes acknowledged, refused ${JSON.stringify(workload.stats.refused)}; ` +
           `verified ${verified.checked} (unacknowledged: ${verified.inFlightApplied} committed, ${verified.inFlightLost} not); ${report.listings} listings`,
       );
-    } finally {
-      await service?.kill();
-      await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   describe('PostgreSQL server crash (immediate stop) under load', { skip: skipWithoutPostgres }, () => {
     after(() => ensureRunning());
 
     test(`${PG_RESTARTS} immediate stops and starts of the server while the service writes`, async (t) => {
-      const database = await freshDatabase();
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-crash-'));
-      const rng = prng(SEED + 2);
-      let service: CrashService | undefined;
-      try {
-        service = await startService(dataDir, { ...SERVICE_ENV, DATABASE_URL: database.url });
-        const current = service;
-        const { secret, dealers } = await setUp(current, 'pgstop');
-        const workload = new Workload(rng, dealers, `pgstop-${SEED}`);
-        const call: Call = (method, urlPath, body) => current.call(method, urlPath, { bearer: secret, body });
+      await underPostgresLoad('pgstop', 2, async (pg) => {
+        const { service: current, workload, call, rng } = pg;
         for (let round = 1; round <= PG_RESTARTS; round++) {
           const before = { ...workload.stats };
           const load = workload.run(call, WORKERS);
@@ -301,11 +324,7 @@ describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () 
             workload.stop();
             await load;
           }
-          assertClean(workload, current, `server crash ${round}: load`);
-          const verified = workload.verify(await readAll(call));
-          assertClean(workload, current, `server crash ${round}: read-back`);
-          const report = await checkPostgres(database.url, dataDir);
-          assertHealthy(report, `server crash ${round}`);
+          const { verified, report } = await verifyAfterLoad(pg, `server crash ${round}`);
           t.diagnostic(
             `server crash ${round}: down ${pauseMs} ms, service ready again after ${Math.round(recoveredMs)} ms; ` +
               `${workload.stats.requests - before.requests} requests, ${workload.stats.ackedItems - before.ackedItems} writes acknowledged, ` +
@@ -313,12 +332,7 @@ describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () 
               `${report.listings} listings, amcheck ${report.indexesChecked} indexes / ${report.tablesChecked} tables`,
           );
         }
-      } finally {
-        ensureRunning();
-        await service?.kill();
-        await database.drop();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
+      });
     });
   });
 });
