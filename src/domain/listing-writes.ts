@@ -236,12 +236,9 @@ async function writeLocked(
     else winners.set(p.reference, { p, checked });
   }
   const rows: ListingRow[] = [];
-  const indexOf = new Map<string, number>();
   for (const { p, checked } of winners.values()) {
-    const current = existing.get(p.reference);
-    indexOf.set(p.reference, p.index);
     rows.push({
-      id: current?.id ?? randomUUID(),
+      id: existing.get(p.reference)?.id ?? randomUUID(),
       reference: p.reference,
       slug: makeSlug([
         p.write.values.brand,
@@ -280,7 +277,7 @@ async function writeLocked(
   const results = new Map<string, ItemResult>();
   const add = (row: Pick<WrittenListing, 'id' | 'reference' | 'status'>, outcome: Outcome) =>
     results.set(row.reference, {
-      index: indexOf.get(row.reference)!,
+      index: winners.get(row.reference)!.p.index,
       externalReference: row.reference,
       listingId: row.id,
       status: row.status,
