@@ -1,0 +1,58 @@
+/**
+ * "Did you mean …?" for names a client got wrong: unknown body fields and query parameters.
+ * A suggestion is offered only when it is close enough to be a plausible typo, so an unrelated
+ * name gets a plain "unknown" rather than a misleading guess.
+ */
+
+/**
+ * Optimal string alignment distance (Levenshtein plus the swap of two neighbours), compared
+ * case-insensitively, with `_` and `-` ignored: `milage`→`mileage` is 1, `stauts`→`status` is 1,
+ * `dealer_profile_id`→`dealerProfileId` is 0.
+ */
+export function nameDistance(a: string, b: string): number {
+  const x = normalise(a);
+  const y = normalise(b);
+  const rows: number[][] = [];
+  for (let i = 0; i <= x.length; i++) {
+    rows.push([i]);
+    for (let j = 1; j <= y.length; j++) rows[i]![j] = i === 0 ? j : 0;
+  }
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) {
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      }
+      rows[i]![j] = best;
+    }
+  }
+  return rows[x.length]![y.length]!;
+}
+
+const normalise = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * The known name closest to `input`, or undefined when none is plausibly meant: at most a third of
+ * the longer name may differ (at least one edit is always allowed), so `colour` finds `color` and
+ * `xyz` finds nothing. Ties go to the earlier candidate, so list canonical names before aliases.
+ */
+export function closestName(input: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const distance = nameDistance(input, candidate);
+    const allowed = Math.max(1, Math.floor(Math.max(input.length, candidate.length) / 3));
+    if (distance <= allowed && distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** The sentence an issue carries: "is not a known field; did you mean `mileage`?". */
+export function unknownNameMessage(kind: 'field' | 'parameter', input: string, candidates: Iterable<string>) {
+  const guess = closestName(input, candidates);
+  return guess ? `is not a known ${kind}; did you mean \`${guess}\`?` : `is not a known ${kind}`;
+}
