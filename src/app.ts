@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { adminRoutes } from './api/admin/v1/index.js';
@@ -15,6 +15,7 @@ import { checkingInterval } from './http/listener.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { requestIdFor } from './http/request-id.js';
 import type { TlsMaterial } from './http/tls.js';
+import { validatorCompiler } from './http/validation.js';
 import type { Services } from './services.js';
 
 export const BODY_LIMIT = 5 * 1024 * 1024;

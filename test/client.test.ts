@@ -144,7 +144,7 @@ test('every endpoint, typed; errors carry status, code, message, requestId and i
   const query = await rejection(forecourt.listings.list({ pageSize: 0 }));
   assert.deepEqual(
     [query.status, query.code, query.issues?.[0]?.path],
-    [400, 'INVALID_QUERY', 'querystring.pageSize'],
+    [400, 'INVALID_QUERY', 'query.pageSize'],
   );
   const reader = await createPartner(app, { roots: [tree.ids.A!] });
   const scope = await rejection(client(reader.secret).listings.markSold('CL-1'));

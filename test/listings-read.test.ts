@@ -277,8 +277,36 @@ describe('GET /listings and GET /listings/{id}', () => {
     }
   });
 
-  test('unknown query parameters are ignored', async () => {
-    assert.deepEqual(await seenByA({ foo: 'bar', dealer: 'x', includeChildren: 'maybe' }), expect(inA));
+  test('unknown query parameters are refused, each with the closest known name (a typo never changes the answer)', async () => {
+    // ?stauts=sold once answered 200 with active listings.
+    const reply = await app.call('GET', `${EXT}/listings${qs({ stauts: 'sold', pagesize: 2, foo: 'bar' })}`, {
+      secret: partnerA,
+    });
+    const error = assertError(reply, 400, 'INVALID_QUERY');
+    assert.deepEqual(
+      error.issues.map((i: { path: string; code: string; message: string }) => [i.path, i.code, i.message]),
+      [
+        ['query.stauts', 'unknown_parameter', 'is not a known parameter; did you mean `status`?'],
+        ['query.pagesize', 'unknown_parameter', 'is not a known parameter; did you mean `pageSize`?'],
+        ['query.foo', 'unknown_parameter', 'is not a known parameter'],
+      ],
+    );
+    assert.match(
+      error.message,
+      /query\.stauts is not a known parameter; did you mean `status`\? \(and 2 more issues\)/,
+    );
+    // Unknown names and bad values of known ones, all in one answer.
+    const both = assertError(
+      await app.call('GET', `${EXT}/listings${qs({ stauts: 'sold', pageSize: 'ten' })}`, {
+        secret: partnerA,
+      }),
+      400,
+      'INVALID_QUERY',
+    );
+    assert.deepEqual(both.issues.map((i: { path: string }) => i.path).sort(), [
+      'query.pageSize',
+      'query.stauts',
+    ]);
   });
 
   test('a filter naming a profile outside the scope, or unknown, is 403 PROFILE_FORBIDDEN', async () => {

@@ -379,8 +379,14 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
     assertPagination(await get({ status: 'all', page_number: 3, limit: 3 }), [3, 3, 8, 3]);
     assertPagination(await get({ status: 'all', page_size: 900 }), [1, 200, 8, 1]);
     assert.deepEqual((await get({ status: 'all', page: 4, pageSize: 3 })).data, []);
-    // The dealer and parent filters of /listings are no parameters here: ignored, even out of scope.
-    assert.deepEqual(await seen({ dealerId: id.B!, parentDealerId: id.B! }), listingsAt('A1', 'A1a', 'A1a1'));
+    // The dealer and parent filters of /listings are no parameters here: refused, not ignored.
+    for (const name of ['dealerId', 'parentDealerId'])
+      assertInvalidQuery(
+        await app.call('GET', `${EXT}/locations/${id.A1}/listings${qs({ [name]: id.A1! })}`, {
+          secret: partnerA,
+        }),
+        name,
+      );
     const foreign = `${EXT}/locations/${id.A1}/listings?locationCode=${tree.codes.B}`;
     assertError(await app.call('GET', foreign, { secret: partnerA }), 403, 'PROFILE_FORBIDDEN');
     for (const [name, value] of new URLSearchParams(

@@ -246,6 +246,15 @@ export interface components {
                 category: string;
                 name: string;
             })[] | null;
+            id?: unknown;
+            slug?: unknown;
+            listingUrl?: unknown;
+            externalProvider?: unknown;
+            dealer?: unknown;
+            createdAt?: unknown;
+            updatedAt?: unknown;
+            soldAt?: unknown;
+            mainImageUrl?: unknown;
         };
         Dealer: {
             id: string;
@@ -436,6 +445,10 @@ export interface operations {
                 parentId?: string;
                 /** @description Alias of parentDealerId. */
                 companyId?: string;
+                /** @description Only your own listing with this exact reference (0 or 1 listing): read back what you wrote. Combine with status=all to find it whatever its status. Alias: external_reference. */
+                externalReference?: string;
+                /** @description Alias of externalReference. */
+                external_reference?: string;
             };
             header?: never;
             path?: never;

@@ -39,8 +39,14 @@ export function zodIssues(error: z.ZodError, prefix: readonly (string | number)[
   return error.issues.map((issue) => ({
     path: [...prefix, ...issue.path].map(String).join('.') || '(root)',
     message: issue.message,
-    code: issue.code,
+    code: issueCode(issue),
   }));
+}
+
+/** An issue's code: our own where we set one (unknown_field, unknown_parameter), else Zod's. */
+function issueCode(issue: z.core.$ZodIssue): string {
+  const own = (issue as { params?: { code?: unknown } }).params?.code;
+  return typeof own === 'string' ? own : issue.code;
 }
 
 export const notFound = (message: string) => new ProblemError(404, 'NOT_FOUND', message);

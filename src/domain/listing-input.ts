@@ -112,7 +112,10 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL');
 
-const image = z.union([httpUrl, z.object({ url: httpUrl, position: z.number().int().min(0).optional() })]);
+const image = z.union([
+  httpUrl,
+  z.strictObject({ url: httpUrl, position: z.number().int().min(0).optional() }),
+]);
 
 const feature = z.union([
   z
@@ -122,7 +125,7 @@ const feature = z.union([
     .max(200, 'must be at most 200 characters')
     .refine(isStorableText, STORABLE_MESSAGE)
     .transform((name) => ({ category: 'other', name })),
-  z.object({
+  z.strictObject({
     category: z
       .string()
       .trim()
@@ -197,7 +200,8 @@ export function listingBodySchema(options: ListingSchemaOptions) {
   const today = options.today ?? (() => new Date());
   const maxYear = () => today().getUTCFullYear() + 1;
   const historyReportUrl = historyReport(options.historyReportHosts);
-  return z.object({
+  // Strict: a name that is none of these is refused (unknown_field), never dropped.
+  return z.strictObject({
     externalReference: z.unknown().optional(),
     external_reference: z.unknown().optional(),
     dealerProfileId: z.uuid({ error: 'must be a UUID' }).toLowerCase().nullable().optional(),
@@ -286,7 +290,7 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     longitude: z.number({ error: 'must be a number' }).min(-180).max(180).nullable().optional(),
     // The read shape nests these; accepting it too lets a partner send back what it read.
     location: z
-      .object({
+      .strictObject({
         postalCode: text(20),
         city: text(100),
         province: text(100),
@@ -305,8 +309,28 @@ export function listingBodySchema(options: ListingSchemaOptions) {
       .max(200, 'at most 200 features')
       .nullable()
       .optional(),
+    ...readOnlyFields,
   });
 }
+
+/**
+ * Fields of the read shape that a write ignores (decisions.md): a listing read back can be sent
+ * back as it is. Declared so that they are known names, not unknown_field issues.
+ */
+export const READ_ONLY_FIELDS = [
+  'id',
+  'slug',
+  'listingUrl',
+  'externalProvider',
+  'dealer',
+  'createdAt',
+  'updatedAt',
+  'soldAt',
+  'mainImageUrl',
+] as const;
+const readOnlyFields = Object.fromEntries(READ_ONLY_FIELDS.map((name) => [name, z.unknown().optional()])) as {
+  [K in (typeof READ_ONLY_FIELDS)[number]]: z.ZodOptional<z.ZodUnknown>;
+};
 
 export type ListingBody = z.output<ReturnType<typeof listingBodySchema>>;
 

@@ -1,6 +1,6 @@
 import type { Services } from '../services.js';
 import type { ListingFilter, Sort } from '../store/listings-read.js';
-import { type Access, assertInScope, narrow } from './access.js';
+import { type Access, assertInScope, inScope, narrow } from './access.js';
 import { fingerprint } from './cursor.js';
 import { ProblemError, profileForbidden } from './errors.js';
 
@@ -22,6 +22,8 @@ export interface ListingQuery {
   cursor: string | undefined;
   /** Only the listings the requesting partner wrote. */
   mine: boolean;
+  /** Only the requesting partner's listing with this reference (0 or 1 row). */
+  externalReference: string | undefined;
 }
 
 /**
@@ -48,18 +50,20 @@ export async function listingFilter(
     const id = (await services.dealers.idsByCodes([query.locationCode])).get(
       query.locationCode.toLowerCase(),
     );
-    if (!id)
+    // An unknown code and another tree's code get one answer, naming no id, so codes cannot be probed.
+    if (!id || !inScope(access, id))
       throw profileForbidden(
         `Location code "${query.locationCode}" is not in this API secret's access scope.`,
       );
-    assertInScope(access, [id]);
     sets.push([id]);
   }
   return {
     profileIds: narrow(access, sets),
     status: query.status === 'all' ? null : query.status,
     updatedSince: query.updatedSince ?? null,
-    partnerId: query.mine ? partnerId : null,
+    // A reference is only ever this partner's own: references are namespaced per partner.
+    partnerId: query.mine || query.externalReference !== undefined ? partnerId : null,
+    reference: query.externalReference ?? null,
   };
 }
 
@@ -93,6 +97,7 @@ export async function listingPage(
     parentDealerId: query.parentDealerId ?? null,
     locationCode: query.locationCode?.toLowerCase() ?? null,
     mine: query.mine,
+    externalReference: query.externalReference ?? null,
   });
   if (query.cursor !== undefined && !syncing) {
     throw new ProblemError(400, 'INVALID_QUERY', 'cursor works with the updatedAt sort only.', [

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import type { Services } from '../services.js';
 import type { Queryable } from '../store/db.js';
 import { DbError } from '../store/errors.js';
 import type { ExistingListing, ListingRow, WrittenListing } from '../store/listings-write.js';
 import { inScope, type Partner } from './access.js';
 import { type Issue, ProblemError, zodIssues } from './errors.js';
+import { crossFieldInputOfRaw, crossFieldIssues, priceIssue, resultingStatus } from './listing-checks.js';
 import {
   isValidReference,
   type ListingWrite,
@@ -13,6 +15,7 @@ import {
   toListingWrite,
 } from './listing-input.js';
 import { makeSlug } from './slug.js';
+import { expandUnrecognized } from './unknown-keys.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'superseded';
 
@@ -70,8 +73,20 @@ const validationFailed = (issues: Issue[]) =>
     issues,
   );
 
-/** Validates one item: its reference, that it is an object, and every field. */
-function prepare(services: Services, item: RawItem): Prepared | ProblemError {
+/** An item whose fields failed validation: kept to add its cross-field issues before answering. */
+interface Invalid {
+  index: number;
+  reference: string;
+  body: Record<string, unknown>;
+  issues: Issue[];
+}
+
+/**
+ * Validates one item: its reference, that it is an object, and every field. Unknown field names
+ * are issues too (under replace semantics a misspelt field would clear the real one), each
+ * naming the closest known field.
+ */
+function prepare(services: Services, item: RawItem): Prepared | Invalid | ProblemError {
   if (!isValidReference(item.reference)) {
     return new ProblemError(
       400,
@@ -84,9 +99,55 @@ function prepare(services: Services, item: RawItem): Prepared | ProblemError {
   if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
     return new ProblemError(400, 'INVALID_BODY', 'A listing must be a JSON object.');
   }
-  const parsed = services.listingSchema.safeParse(item.body);
-  if (!parsed.success) return validationFailed(zodIssues(parsed.error));
+  const schema = services.listingSchema;
+  const parsed = schema.safeParse(item.body);
+  if (!parsed.success) {
+    const issues = expandUnrecognized(parsed.error.issues, schema, 'field');
+    return {
+      index: item.index,
+      reference: item.reference,
+      body: item.body as Record<string, unknown>,
+      issues: zodIssues({ issues } as z.ZodError),
+    };
+  }
   return { index: item.index, reference: item.reference, write: toListingWrite(parsed.data) };
+}
+
+/**
+ * Items that failed validation still get the rules that need the stored listing (a missing
+ * price, a missing dealer), read in one query for all of them: every problem in one answer.
+ */
+async function refuseInvalid(
+  services: Services,
+  partner: Partner,
+  invalid: readonly Invalid[],
+  errors: ItemError[],
+): Promise<void> {
+  if (invalid.length === 0) return;
+  const stored = new Map(
+    (
+      await services.listingWrites.findExisting(
+        partner.id,
+        invalid.map((i) => i.reference),
+      )
+    ).map((e) => [e.reference, e]),
+  );
+  for (const item of invalid) {
+    const known = new Set(item.issues.map((i) => i.path));
+    const more = crossFieldIssues(
+      crossFieldInputOfRaw(item.body),
+      stored.get(item.reference),
+      defaultDealerOf(partner),
+    ).filter((i) => !known.has(i.path));
+    errors.push(itemError(item.index, item.reference, validationFailed([...item.issues, ...more])));
+  }
+}
+
+/** The dealer of a new listing that names none: the partner's only root profile, if it has one. */
+function defaultDealerOf(partner: Partner): string | undefined {
+  return partner.access.scope === 'restricted' && partner.access.rootProfileIds.length === 1
+    ? partner.access.rootProfileIds[0]
+    : undefined;
 }
 
 /**
@@ -103,11 +164,14 @@ export async function upsertListings(
 ): Promise<{ results: ItemResult[]; errors: ItemError[] }> {
   const errors: ItemError[] = [];
   const prepared: Prepared[] = [];
+  const invalid: Invalid[] = [];
   for (const item of items) {
     const result = prepare(services, item);
     if (result instanceof ProblemError) errors.push(itemError(item.index, item.reference, result));
+    else if ('issues' in result) invalid.push(result);
     else prepared.push(result);
   }
+  await refuseInvalid(services, partner, invalid, errors);
 
   // A reference repeated in one request: the last occurrence that succeeds wins (chosen in
   // writeLocked, once the stored listing is known); earlier successful ones are reported as
@@ -223,10 +287,7 @@ async function writeLocked(
       )
     ).map((e) => [e.reference, e]),
   );
-  const defaultDealer =
-    partner.access.scope === 'restricted' && partner.access.rootProfileIds.length === 1
-      ? partner.access.rootProfileIds[0]
-      : undefined;
+  const defaultDealer = defaultDealerOf(partner);
   // Items in request order: a later successful occurrence of a reference replaces an earlier one.
   const winners = new Map<string, { p: Prepared; checked: { dealerProfileId: string; status: Status } }>();
   for (const p of batch) {
@@ -313,29 +374,22 @@ function checkItem(
       `Listing "${item.reference}" belongs to dealer profile ${current.dealerProfileId}, which is no longer in this API secret's access scope.`,
     );
   }
-  const dealerProfileId = namedDealer ?? current?.dealerProfileId ?? defaultDealer;
-  if (!dealerProfileId) {
-    return validationFailed([
-      {
-        path: 'dealerProfileId',
-        message:
-          'is required for a new listing: send dealerProfileId or dealerLocationCode (this secret has no single root profile to default to)',
-        code: 'required',
-      },
-    ]);
-  }
-  const status = item.write.status ?? (current?.status as Status | undefined) ?? 'active';
-  if ((status === 'active' || status === 'pending') && item.write.values.price === null) {
-    return priceRequired(status);
-  }
-  return { dealerProfileId, status };
+  const issues = crossFieldIssues(
+    {
+      status: item.write.status,
+      namesDealer: namedDealer !== undefined,
+      hasPrice: item.write.values.price !== null,
+    },
+    current,
+    defaultDealer,
+  );
+  if (issues.length) return validationFailed(issues);
+  const dealerProfileId = (namedDealer ?? current?.dealerProfileId ?? defaultDealer)!;
+  return { dealerProfileId, status: resultingStatus(item.write.status, current) };
 }
 
 /** A listing on offer (active or pending) has a price: decisions.md. */
-const priceRequired = (status: Status) =>
-  validationFailed([
-    { path: 'price', message: `is required when the status is ${status}`, code: 'required' },
-  ]);
+const priceRequired = (status: Status) => validationFailed([priceIssue(status)]);
 
 /** Listing writes are bounded in time: sync cursors trust that nothing commits later (docs/sync.md). */
 const writeBounds = (services: Services) => ({ maxMs: services.config.WRITE_TX_TIMEOUT_MS });

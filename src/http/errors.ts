@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { type Issue, ProblemError, zodIssues } from '../domain/errors.js';
+import { ProblemError, zodIssues } from '../domain/errors.js';
 import { DbError, TransactionTimeoutError } from '../store/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
@@ -49,7 +48,7 @@ function fromFastifyError(error: FastifyError): ProblemError | undefined {
   }
 }
 
-export function toProblem(error: unknown, body?: unknown): ProblemError {
+export function toProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof DbError) return fromDbError(error);
   if (error instanceof TransactionTimeoutError) {
@@ -60,26 +59,6 @@ export function toProblem(error: unknown, body?: unknown): ProblemError {
     );
   }
   const fastifyError = error as ValidationError;
-  if (hasZodFastifySchemaValidationErrors(fastifyError)) {
-    const where = fastifyError.validationContext;
-    const issues: Issue[] = fastifyError.validation.map((v) => ({
-      path: [
-        where,
-        ...String(v.instancePath ?? '')
-          .split('/')
-          .filter(Boolean),
-      ].join('.'),
-      message: v.message ?? 'is invalid',
-      code: String((v.params?.issue as { code?: string } | undefined)?.code ?? 'invalid'),
-    }));
-    if (where === 'querystring' || where === 'params') {
-      return new ProblemError(400, 'INVALID_QUERY', describeIssues('query', issues), issues);
-    }
-    if (where === 'body' && (body === null || typeof body !== 'object' || Array.isArray(body))) {
-      return new ProblemError(400, 'INVALID_BODY', 'The request body must be a JSON object.');
-    }
-    return new ProblemError(422, 'VALIDATION_FAILED', describeIssues('body', issues), issues);
-  }
   const mapped = fastifyError?.code ? fromFastifyError(fastifyError) : undefined;
   if (mapped) return mapped;
   if (fastifyError?.statusCode === 400 && error instanceof SyntaxError) {
@@ -88,19 +67,12 @@ export function toProblem(error: unknown, body?: unknown): ProblemError {
   return new ProblemError(500, 'SERVER_ERROR', 'An unexpected error occurred.');
 }
 
-function describeIssues(what: string, issues: Issue[]): string {
-  const first = issues[0];
-  const more =
-    issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
-  return first ? `Invalid ${what}: ${first.path} ${first.message}${more}.` : `Invalid ${what}.`;
-}
-
 export { zodIssues };
 
 /** One error handler renders every error envelope; the HTTP status and body never disagree. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const problem = toProblem(error, request.body);
+    const problem = toProblem(error);
     if (problem.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else if (!(error instanceof ProblemError)) {

@@ -26,6 +26,8 @@ export interface ListingFilter {
   updatedSince: Date | null;
   /** Only the listings this partner wrote (?mine=true); null = every partner's. */
   partnerId: string | null;
+  /** With partnerId: only that partner's listing with this reference (its unique key). */
+  reference: string | null;
 }
 
 export interface PageRow {
@@ -58,6 +60,10 @@ function where(filter: ListingFilter, params: unknown[], after?: Position | null
   if (filter.partnerId !== null) {
     params.push(filter.partnerId);
     clauses.push(`l.partner_id = $${params.length}`);
+  }
+  if (filter.reference !== null) {
+    params.push(filter.reference);
+    clauses.push(`l.external_reference = $${params.length}`);
   }
   return clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
 }
@@ -151,7 +157,7 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string) {
      */
     async count(filter: ListingFilter, tx: Queryable = db): Promise<number> {
       const params: unknown[] = [];
-      if (filter.updatedSince === null && filter.partnerId === null) {
+      if (filter.updatedSince === null && filter.partnerId === null && filter.reference === null) {
         const clauses: string[] = [];
         if (filter.profileIds !== null) {
           params.push(filter.profileIds);

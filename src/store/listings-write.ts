@@ -68,6 +68,22 @@ function toJson(rows: readonly ListingRow[]): string {
 const NEW_STATUS = 'CASE WHEN x.status_given THEN x.status ELSE l.status END';
 const NEW_DEALER = 'CASE WHEN x.dealer_given THEN x.dealer_profile_id ELSE l.dealer_profile_id END';
 
+async function existing(
+  tx: Queryable,
+  partnerId: string,
+  references: readonly string[],
+  lock: boolean,
+): Promise<ExistingListing[]> {
+  if (references.length === 0) return [];
+  return tx.query<ExistingListing>(
+    lock ? 'LockListings' : 'FindListings',
+    `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status
+     FROM listings WHERE partner_id = $1 AND external_reference = ANY($2::text[])
+     ORDER BY external_reference${lock ? ' FOR UPDATE' : ''}`,
+    [partnerId, references],
+  );
+}
+
 export function listingWriteStore(db: Queryable) {
   return {
     /**
@@ -79,14 +95,12 @@ export function listingWriteStore(db: Queryable) {
       references: readonly string[],
       tx: Queryable = db,
     ): Promise<ExistingListing[]> {
-      if (references.length === 0) return [];
-      return tx.query<ExistingListing>(
-        'LockListings',
-        `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status
-         FROM listings WHERE partner_id = $1 AND external_reference = ANY($2::text[])
-         ORDER BY external_reference FOR UPDATE`,
-        [partnerId, references],
-      );
+      return existing(tx, partnerId, references, true);
+    },
+
+    /** The same look-up without locks: for answering refused items, which write nothing. */
+    async findExisting(partnerId: string, references: readonly string[]): Promise<ExistingListing[]> {
+      return existing(db, partnerId, references, false);
     },
 
     /** Inserts the rows whose reference is new; a reference another transaction just created is skipped. */

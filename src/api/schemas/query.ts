@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableText } from '../../domain/listing-input.js';
 
 /** Query-string value types. Every query value arrives as a string; these parse it strictly. */
 
@@ -10,12 +11,29 @@ export const uuidParam = z
   .transform((v) => v.toLowerCase())
   .meta({ 'x-query-type': { type: 'string', format: 'uuid' } });
 
+/**
+ * Any positive integer, however many digits (decisions.md): what it means is the caller's
+ * business (a huge pageSize is clamped, a huge page is past the end). Values beyond 2^53 - 1 are
+ * read as 2^53 - 1, the largest a JSON number carries exactly; either way the answer is the same.
+ */
 export const positiveIntParam = z
   .string()
-  .regex(/^\s*\d{1,9}\s*$/, 'must be a positive integer')
-  .transform((v) => Number.parseInt(v, 10))
+  .regex(/^\s*\d+\s*$/, 'must be a positive integer')
+  .transform((v) => Math.min(Number(v.trim()), Number.MAX_SAFE_INTEGER))
   .refine((v) => v >= 1, 'must be a positive integer')
   .meta({ 'x-query-type': { type: 'integer', minimum: 1 } });
+
+/**
+ * Free text in a query (codes, search words): U+0000 and unpaired surrogates are refused here,
+ * as in bodies, since PostgreSQL cannot compare against them (they were a 500).
+ */
+export const textParam = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine(isStorableText, 'must not contain U+0000 or unpaired surrogate characters');
 
 export const booleanParam = z
   .string()

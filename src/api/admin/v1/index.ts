@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../../http/auth.js';
+import { refuseUndeclaredQuery } from '../../../http/validation.js';
 import type { Services } from '../../../services.js';
 import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
@@ -10,6 +11,7 @@ import { partnerAdminRoutes } from './partners.js';
 export function adminRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', adminAuth(services.adminToken));
+    app.addHook('preValidation', refuseUndeclaredQuery);
     await app.register(dealerAdminRoutes(services));
     await app.register(partnerAdminRoutes(services));
     await app.register(metricsAdminRoutes(services));

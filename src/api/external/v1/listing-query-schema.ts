@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
+import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
 import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../domain/listing-query.js';
 import { SORTS } from '../../../store/listings-read.js';
-import { booleanParam, dateTimeParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
+import {
+  booleanParam,
+  dateTimeParam,
+  pick,
+  positiveIntParam,
+  textParam,
+  uuidParam,
+} from '../../schemas/query.js';
 
 const statusParam = z
   .string()
@@ -13,6 +21,9 @@ const statusParam = z
     }),
   )
   .meta({ 'x-query-type': { type: 'string', enum: [...ENUMS.status.values, 'all'] } });
+
+/** A partner's own reference, by the same rule as on writes (a reference can never match otherwise). */
+const referenceParam = z.string().refine(isValidReference, `must be a reference: ${referenceRule}`);
 
 /** Query parameters shared by GET /listings and GET /locations/{id}/listings. */
 export const paging = {
@@ -43,14 +54,8 @@ export const paging = {
     .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
     .optional()
     .describe('Order; ties are broken by id. Default updatedAt.'),
-  locationCode: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('Case-insensitive location code. Alias: location_code.'),
-  location_code: z.string().trim().min(1).max(64).optional().describe('Alias of locationCode.'),
+  locationCode: textParam(64).optional().describe('Case-insensitive location code. Alias: location_code.'),
+  location_code: textParam(64).optional().describe('Alias of locationCode.'),
   mine: booleanParam
     .optional()
     .describe(
@@ -60,7 +65,9 @@ export const paging = {
 
 type PagingInput = { [K in keyof typeof paging]?: z.output<(typeof paging)[K]> };
 
-export function resolvePaging(q: PagingInput): Omit<ListingQuery, 'dealerIds' | 'parentDealerId'> {
+export function resolvePaging(
+  q: PagingInput,
+): Omit<ListingQuery, 'dealerIds' | 'parentDealerId' | 'externalReference'> {
   return {
     page: pick(q.page, q.page_number) ?? 1,
     pageSize: Math.min(pick(q.pageSize, q.page_size, q.limit) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
@@ -85,6 +92,12 @@ export const listingsQuery = z
       .describe('This parent dealer and all its child locations. Aliases: parentId, companyId.'),
     parentId: uuidParam.optional().describe('Alias of parentDealerId.'),
     companyId: uuidParam.optional().describe('Alias of parentDealerId.'),
+    externalReference: referenceParam
+      .optional()
+      .describe(
+        'Only your own listing with this exact reference (0 or 1 listing): read back what you wrote. Combine with status=all to find it whatever its status. Alias: external_reference.',
+      ),
+    external_reference: referenceParam.optional().describe('Alias of externalReference.'),
   })
   .transform((q): ListingQuery => {
     return {
@@ -92,5 +105,6 @@ export const listingsQuery = z
       // dealerId, locationId and profileId each name one profile; several given must all match.
       dealerIds: [q.dealerId, q.locationId, pick(q.profileId, q.userId)].filter((v): v is string => !!v),
       parentDealerId: pick(q.parentDealerId, q.parentId, q.companyId),
+      externalReference: pick(q.externalReference, q.external_reference),
     };
   });

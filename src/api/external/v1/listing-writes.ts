@@ -5,7 +5,9 @@ import { ENUMS } from '../../../domain/enums.js';
 import { ProblemError } from '../../../domain/errors.js';
 import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
 import { changeStatus, type RawItem, upsertListings } from '../../../domain/listing-writes.js';
+import { unknownKeyIssues } from '../../../domain/unknown-keys.js';
 import { partnerMeta } from '../../../http/auth.js';
+import { invalidInput } from '../../../http/validation.js';
 import type { Services } from '../../../services.js';
 import { booleanParam } from '../../schemas/query.js';
 import { partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
@@ -177,15 +179,17 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
         const ref = reference(request.params.externalReference);
         const body = requireObject(request.body);
         const status = typeof body.status === 'string' ? body.status.trim().toLowerCase() : undefined;
+        const issues = unknownKeyIssues(body, ['status'], 'field');
         if (!status || !(ENUMS.status.values as readonly string[]).includes(status)) {
           const message = `must be one of ${ENUMS.status.values.join(', ')}`;
-          throw new ProblemError(
-            422,
-            'VALIDATION_FAILED',
-            `status ${body.status === undefined ? 'is required and ' : ''}${message}.`,
-            [{ path: 'status', message, code: body.status === undefined ? 'required' : 'invalid_value' }],
-          );
+          const missing = body.status === undefined;
+          issues.unshift({
+            path: 'status',
+            message: `${missing ? 'is required and ' : ''}${message}`,
+            code: missing ? 'required' : 'invalid_value',
+          });
         }
+        if (issues.length) throw invalidInput('body', issues);
         const data = await changeStatus(
           services,
           partner,

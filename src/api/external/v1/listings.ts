@@ -109,6 +109,7 @@ export function appliedFilters(query: {
   locationCode: string | undefined;
   includeChildren?: boolean;
   mine: boolean;
+  externalReference?: string | undefined;
 }) {
   return {
     status: query.status,
@@ -121,5 +122,6 @@ export function appliedFilters(query: {
     locationCode: query.locationCode ?? null,
     ...(query.includeChildren !== undefined ? { includeChildren: query.includeChildren } : {}),
     ...(query.mine ? { mine: true } : {}),
+    ...(query.externalReference !== undefined ? { externalReference: query.externalReference } : {}),
   };
 }

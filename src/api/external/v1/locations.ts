@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inScope } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
+import { isStorableText } from '../../../domain/listing-input.js';
 import { listingFilter, listingPage } from '../../../domain/listing-query.js';
 import { findLocations } from '../../../domain/locations.js';
 import { partnerMeta } from '../../../http/auth.js';
@@ -22,6 +23,7 @@ export const locationsQuery = z
       .string()
       .trim()
       .max(200)
+      .refine(isStorableText, 'must not contain U+0000 or unpaired surrogate characters')
       .optional()
       .describe(
         'Case-insensitive substring of company, full or display name, city, province or location code.',
@@ -46,6 +48,7 @@ const locationListingsQuery = z
     includeChildren: q.includeChildren ?? false,
     dealerIds: [],
     parentDealerId: undefined,
+    externalReference: undefined,
   }));
 
 export function locationRoutes(services: Services): FastifyPluginAsync {
