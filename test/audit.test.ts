@@ -214,7 +214,8 @@ describe('audit log', () => {
         action: 'dealers.imported',
         partnerId: null,
         dealerId: null,
-        details: { created: 1, updated: 1, locationCodes: [code, added] },
+        // The existing dealer was sent as stored: unchanged, not updated.
+        details: { created: 1, updated: 0, unchanged: 1, locationCodes: [code, added] },
       },
     ]);
   });

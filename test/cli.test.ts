@@ -111,12 +111,29 @@ test('dealers import: a nested tree from a file, then again to update it', async
   writeFileSync(file, JSON.stringify({ dealers: tree }));
   const first = await cli('dealers', 'import', file);
   assert.equal(first.code, 0, first.err);
-  assert.match(first.out, /3 created, 0 updated/);
+  assert.match(first.out, /3 created, 0 updated, 0 unchanged/);
 
   writeFileSync(file, JSON.stringify(tree)); // the bare array form
   const second = await cli('dealers', 'import', file);
   assert.equal(second.code, 0, second.err);
-  assert.match(second.out, /0 created, 3 updated/);
+  // The same tree again changes nothing, and says so (it once reported "0 created, 3 updated").
+  assert.match(second.out, /0 created, 0 updated, 3 unchanged/);
+
+  tree[0]!.displayName = 'Import Group NV';
+  writeFileSync(file, JSON.stringify(tree));
+  const third = await cli('dealers', 'import', file);
+  assert.equal(third.code, 0, third.err);
+  assert.match(third.out, /0 created, 1 updated, 2 unchanged/);
+
+  // A misspelt field anywhere in the tree is refused with the field it resembles.
+  writeFileSync(
+    file,
+    JSON.stringify([{ ...tree[0], children: [{ locationCode: `IMP-${sfx}-B`, dispayName: 'B' }] }]),
+  );
+  const typo = await cli('dealers', 'import', file);
+  assert.notEqual(typo.code, 0);
+  assert.match(typo.err, /dispayName/);
+  assert.match(typo.err, /did you mean `displayName`\?/);
 });
 
 test('dealers list: JSON for scripts, a table for people', async () => {

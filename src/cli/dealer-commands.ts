@@ -199,14 +199,20 @@ const importTree: Command = {
     const dealers = readImportFile(file);
     const result = await ctx
       .client()
-      .request<{ created: number; updated: number; dealers: Dealer[] }>('POST', '/dealers/import', {
-        dealers,
-      });
+      .request<{ created: number; updated: number; unchanged: number; dealers: Dealer[] }>(
+        'POST',
+        '/dealers/import',
+        {
+          dealers,
+        },
+      );
     if (ctx.json) {
       ctx.io.out(json(result));
       return;
     }
-    ctx.io.out(`Imported ${file}: ${result.created} created, ${result.updated} updated.\n`);
+    ctx.io.out(
+      `Imported ${file}: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.\n`,
+    );
   },
 };
 

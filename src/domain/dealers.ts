@@ -81,11 +81,9 @@ export async function updateDealer(
           ? await resolveParent(services, patch as NewDealer, tx)
           : undefined;
       const before = await services.dealers.getForUpdate(id, tx);
-      const after = await services.dealers.update(
-        id,
-        { ...patch, ...(parentId !== undefined ? { parentId } : {}) },
-        tx,
-      );
+      const after = (
+        await services.dealers.update(id, { ...patch, ...(parentId !== undefined ? { parentId } : {}) }, tx)
+      )?.dealer;
       if (before && after) {
         const changed: Record<string, { from: unknown; to: unknown }> = {};
         for (const [key, to] of Object.entries(after)) {
@@ -113,9 +111,10 @@ export async function importDealers(
   services: Services,
   nodes: DealerTreeNode[],
   ctx: AuditContext,
-): Promise<{ created: number; updated: number; dealers: Dealer[] }> {
+): Promise<{ created: number; updated: number; unchanged: number; dealers: Dealer[] }> {
   let created = 0;
   let updated = 0;
+  let unchanged = 0;
   const dealers: Dealer[] = [];
   await services.db.transaction(async (tx) => {
     const visit = async (node: DealerTreeNode, parentId: string | null | undefined, path: string) => {
@@ -125,11 +124,16 @@ export async function importDealers(
         const existing = (await services.dealers.idsByCodes([fields.locationCode], tx)).get(
           fields.locationCode.toLowerCase(),
         );
-        const dealer = existing
-          ? await services.dealers.update(existing, { ...fields, parentId: parent }, tx)
-          : await services.dealers.create({ ...fields, parentId: parent }, tx);
-        if (existing) updated++;
-        else created++;
+        let dealer: Dealer | undefined;
+        if (existing) {
+          const result = await services.dealers.update(existing, { ...fields, parentId: parent }, tx);
+          dealer = result?.dealer;
+          if (result?.changed) updated++;
+          else unchanged++;
+        } else {
+          dealer = await services.dealers.create({ ...fields, parentId: parent }, tx);
+          created++;
+        }
         dealers.push(dealer!);
         for (const [i, child] of (children ?? []).entries())
           await visit(child, dealer!.id, `${path}.children.${i}`);
@@ -166,6 +170,7 @@ export async function importDealers(
         details: {
           created,
           updated,
+          unchanged,
           locationCodes: codes.slice(0, IMPORT_CODES_RECORDED),
           ...(codes.length > IMPORT_CODES_RECORDED
             ? { moreLocationCodes: codes.length - IMPORT_CODES_RECORDED }
@@ -176,5 +181,5 @@ export async function importDealers(
       tx,
     );
   });
-  return { created, updated, dealers };
+  return { created, updated, unchanged, dealers };
 }

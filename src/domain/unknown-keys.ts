@@ -17,6 +17,7 @@ interface SchemaDef {
   in?: z.ZodType;
   element?: z.ZodType;
   options?: z.ZodType[];
+  getter?: () => z.ZodType;
 }
 const CODE: Record<Kind, string> = { field: 'unknown_field', parameter: 'unknown_parameter' };
 
@@ -25,6 +26,7 @@ export function declaredKeys(schema: z.ZodType): string[] | undefined {
   const def = (schema as unknown as { def?: SchemaDef }).def;
   if (!def) return undefined;
   if (def.type === 'object') return Object.keys((schema as unknown as z.ZodObject).shape);
+  if (def.type === 'lazy' && def.getter) return declaredKeys(def.getter());
   if (def.innerType) return declaredKeys(def.innerType);
   if (def.type === 'pipe' && def.in) return declaredKeys(def.in);
   return undefined;
@@ -89,6 +91,7 @@ function child(schema: z.ZodType, segment: PropertyKey): z.ZodType | undefined {
   if (!def) return undefined;
   if (def.type === 'object') return (schema as unknown as z.ZodObject).shape[String(segment)];
   if (def.type === 'array' && typeof segment === 'number') return def.element;
+  if (def.type === 'lazy' && def.getter) return child(def.getter(), segment);
   if (def.innerType) return child(def.innerType, segment);
   if (def.type === 'pipe' && def.in) return child(def.in, segment);
   if (def.type === 'union' && def.options) {

@@ -27,12 +27,12 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
         : [];
     const parsed = schema.safeParse(data);
     if (parsed.success && unknown.length === 0) return { value: parsed.data };
-    const issues = [
-      ...unknown,
-      ...(parsed.success
-        ? []
-        : zodIssues({ issues: expandUnrecognized(parsed.error.issues, schema, kind) } as z.ZodError, [part])),
-    ];
+    // A strict schema reports its own unknown names too: each name once.
+    const reported = new Set(unknown.map((i) => i.path));
+    const own = parsed.success
+      ? []
+      : zodIssues({ issues: expandUnrecognized(parsed.error.issues, schema, kind) } as z.ZodError, [part]);
+    const issues = [...unknown, ...own.filter((i) => !reported.has(i.path))];
     return { error: invalidInput(part, issues) };
   };
 

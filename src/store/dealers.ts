@@ -112,23 +112,41 @@ export function dealerStore(db: Queryable) {
       return (await this.get(id, tx))!;
     },
 
-    async update(id: string, patch: Partial<DealerInput>, tx: Queryable = db): Promise<Dealer | undefined> {
-      const sets: string[] = [];
+    /**
+     * Applies a patch. A patch that changes nothing writes nothing (updatedAt stays), so a
+     * re-imported tree reports its profiles unchanged rather than updated.
+     */
+    async update(
+      id: string,
+      patch: Partial<DealerInput>,
+      tx: Queryable = db,
+    ): Promise<{ dealer: Dealer; changed: boolean } | undefined> {
+      const columns: string[] = [];
+      const values: string[] = [];
       const params: unknown[] = [id];
-      const set = (column: string, value: unknown) => {
+      const set = (column: string, value: unknown, cast = '') => {
         params.push(value);
-        sets.push(`${column} = $${params.length}`);
+        columns.push(column);
+        values.push(`$${params.length}${cast}`);
       };
       if (patch.locationCode !== undefined) set('location_code', patch.locationCode);
-      if (patch.parentId !== undefined) set('parent_id', patch.parentId);
+      if (patch.parentId !== undefined) set('parent_id', patch.parentId, '::uuid');
       for (const [key, column] of WRITABLE) if (patch[key] !== undefined) set(column, patch[key]);
-      if (patch.metadata !== undefined) set('metadata', JSON.stringify(patch.metadata));
-      const rows = await tx.query(
-        'UpdateDealer',
-        `UPDATE dealer_profiles SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING id`,
-        params,
-      );
-      return rows.length ? this.get(id, tx) : undefined;
+      if (patch.metadata !== undefined) set('metadata', JSON.stringify(patch.metadata), '::jsonb');
+      const changed = columns.length
+        ? (
+            await tx.query(
+              'UpdateDealer',
+              `UPDATE dealer_profiles SET ${columns.map((c, i) => `${c} = ${values[i]}`).join(', ')},
+                 updated_at = now()
+               WHERE id = $1 AND ROW(${columns.join(', ')}) IS DISTINCT FROM ROW(${values.join(', ')})
+               RETURNING id`,
+              params,
+            )
+          ).length > 0
+        : false;
+      const dealer = await this.get(id, tx);
+      return dealer ? { dealer, changed } : undefined;
     },
 
     async get(id: string, tx: Queryable = db): Promise<Dealer | undefined> {

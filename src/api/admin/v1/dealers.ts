@@ -7,8 +7,9 @@ import { auditContext } from '../../../http/audit-context.js';
 import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import { dealerSchema, errorResponse } from '../../schemas/responses.js';
+import { adminName, adminText, metadataField } from './admin-fields.js';
 
-const text = (max: number) => z.string().trim().max(max).nullable().optional();
+const text = adminText;
 
 const dealerFields = {
   locationCode: z
@@ -18,7 +19,7 @@ const dealerFields = {
     .max(64)
     .regex(/^[\w.-]+$/, 'may contain letters, digits, ".", "-" and "_" only'),
   parentId: z.uuid().nullable().optional(),
-  parentLocationCode: z.string().trim().min(1).max(64).optional(),
+  parentLocationCode: adminName(64).optional(),
   companyName: text(200),
   fullName: text(200),
   displayName: text(200),
@@ -33,11 +34,12 @@ const dealerFields = {
     .max(2048)
     .nullable()
     .optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: metadataField,
 };
 
-const dealerBody = z.object(dealerFields);
-const dealerPatch = z.object(dealerFields).partial();
+// Strict: a misspelt field (dispayName) is refused with a suggestion, never dropped.
+const dealerBody = z.strictObject(dealerFields);
+const dealerPatch = z.strictObject(dealerFields).partial();
 
 type Node = z.infer<typeof dealerBody> & { children?: Node[] | undefined };
 const treeNode: z.ZodType<Node> = z.lazy(() =>
@@ -78,12 +80,13 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
         schema: {
           tags: ['Admin'],
           summary: 'Create or update a whole dealer tree by location code, in one transaction',
-          body: z.object({ dealers: z.array(treeNode).min(1).max(10_000) }),
+          body: z.strictObject({ dealers: z.array(treeNode).min(1).max(10_000) }),
           response: {
             200: z.object({
               data: z.object({
                 created: z.number().int(),
-                updated: z.number().int(),
+                updated: z.number().int().describe('Existing profiles whose content changed.'),
+                unchanged: z.number().int().describe('Existing profiles sent exactly as stored.'),
                 dealers: z.array(dealerSchema),
               }),
             }),

@@ -8,11 +8,12 @@ import { auditContext } from '../../../http/audit-context.js';
 import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
+import { adminName } from './admin-fields.js';
 
 const scopes = z.array(z.enum(ALL_SCOPES, { error: `must be one of ${ALL_SCOPES.join(', ')}` })).max(10);
 const access = z.discriminatedUnion('scope', [
-  z.object({ scope: z.literal('global') }),
-  z.object({
+  z.strictObject({ scope: z.literal('global') }),
+  z.strictObject({
     scope: z.literal('restricted'),
     rootProfileIds: z.array(z.uuid().toLowerCase()).min(1).max(10_000),
   }),
@@ -49,7 +50,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
           tags: ['Admin'],
           summary: 'Create a partner and issue its secret (shown only in this response)',
           body: z.object({
-            name: z.string().trim().min(1).max(200),
+            name: adminName(200),
             scopes: scopes.optional(),
             access,
             rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
@@ -112,7 +113,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
           summary: 'Change scopes, access, disabled flag or rate limit',
           params: idParams,
           body: z.object({
-            name: z.string().trim().min(1).max(200).optional(),
+            name: adminName(200).optional(),
             scopes: scopes.optional(),
             access: access.optional(),
             disabled: z.boolean().optional(),
