@@ -55,8 +55,12 @@ describe('partner authentication, scopes and access', () => {
       'fc_',
       'not-a-secret',
     ]) {
-      assertUnauthorized(await listings({ authorization: `Bearer ${bad}` }));
-      assertUnauthorized(await listings({ 'x-api-key': bad }));
+      for (const headers of [{ authorization: `Bearer ${bad}` }, { 'x-api-key': bad }]) {
+        const reply = await listings(headers);
+        assertUnauthorized(reply);
+        // The message says which case it is: a mistyped or truncated secret (decisions.md).
+        assert.match(reply.body.error.message, /^The API secret is malformed/, bad);
+      }
     }
     // The real secret still works: the rejections above were about the format.
     assert.equal((await listings({ authorization: `Bearer ${s}` })).status, 200);
@@ -65,8 +69,12 @@ describe('partner authentication, scopes and access', () => {
   test('an unknown but well-formed secret is 401', async () => {
     const stranger = generateSecret();
     assert.notEqual(stranger, reader.secret);
-    assertUnauthorized(await listings({ authorization: `Bearer ${stranger}` }));
-    assertUnauthorized(await listings({ 'x-api-key': stranger }));
+    for (const headers of [{ authorization: `Bearer ${stranger}` }, { 'x-api-key': stranger }]) {
+      const reply = await listings(headers);
+      assertUnauthorized(reply);
+      // Well-formed but unknown, rotated away or disabled: one answer for the three, no more said.
+      assert.match(reply.body.error.message, /^The API secret is not recognized/);
+    }
   });
 
   test('X-API-Key works like Bearer; the scheme is case-insensitive; Basic and a bare token are 401', async () => {
@@ -124,7 +132,10 @@ describe('partner authentication, scopes and access', () => {
   test('a disabled partner is 401 like an invalid secret; enabling it again restores access', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!] });
     await app.admin('PATCH', `/partners/${partner.id}`, { disabled: true });
-    assertUnauthorized(await listings({ authorization: `Bearer ${partner.secret}` }));
+    const disabled = await listings({ authorization: `Bearer ${partner.secret}` });
+    assertUnauthorized(disabled);
+    // Exactly the answer of an unknown secret: "disabled" is not told.
+    assert.match(disabled.body.error.message, /^The API secret is not recognized/);
     assertUnauthorized(await listings({ 'x-api-key': partner.secret }));
     assertUnauthorized(await app.call('GET', `${EXT}/locations`, { secret: partner.secret }));
     await app.admin('PATCH', `/partners/${partner.id}`, { disabled: false });

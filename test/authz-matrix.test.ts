@@ -363,7 +363,10 @@ describe('authorization matrix (test/authz/policy.ts)', () => {
       const caller = callers.get(callerKey(cell.credential, cell.position))!;
       assert.equal(reply.body.meta.partner.id, caller.id);
       const access = reply.body.meta.partner.access;
-      if (cell.position === 'global')
+      // Writes name the partner only (decisions.md): never the access list.
+      if (cell.op.scope === 'write:listings') {
+        assert.deepEqual(Object.keys(reply.body.meta.partner).sort(), ['id', 'name']);
+      } else if (cell.position === 'global')
         assert.deepEqual(access, { scope: 'global', rootProfileIds: [], profileIds: [] });
       else {
         assert.equal(access.scope, 'restricted');

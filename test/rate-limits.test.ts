@@ -122,7 +122,7 @@ describe('rate limits, in memory (one instance)', () => {
     assert.ok((await metric(app, 'forecourt_bulk_items_total{outcome="created"}')) >= 100);
   });
 
-  test('failed authentication is limited per client address, before any secret is looked at', async () => {
+  test('failed authentication is limited per client address; a valid secret from that address still works', async () => {
     const partner = await createPartner(app, { roots });
     await freshWindow();
     const bad = 'fc_'.padEnd(49, 'x');
@@ -130,18 +130,40 @@ describe('rate limits, in memory (one instance)', () => {
       const reply = await app.call('GET', '/api/external/v1/listings', { secret: bad });
       assert.equal(reply.status, 401);
     }
-    // Over the budget: refused with 429, even with a valid secret, until the window ends.
-    for (const secret of [bad, partner.secret]) {
+    // Over the budget: further failures are refused with 429 until the window ends...
+    for (const secret of [bad, `fc_${'A'.repeat(46)}`]) {
       const reply = await app.call('GET', '/api/external/v1/listings', { secret });
       assert.equal(reply.status, 429, reply.text);
       assert.equal(reply.body.error.code, 'RATE_LIMITED');
       assert.match(reply.body.error.message, /failed authentication/);
       assert.ok(Number(reply.headers['retry-after']) >= 1);
     }
+    // ...but a partner behind the same address (one NAT) is never locked out by them. (It was.)
+    const valid = await app.call('GET', '/api/external/v1/listings', { secret: partner.secret });
+    assert.equal(valid.status, 200, valid.text);
     assert.ok((await metric(app, 'forecourt_rate_limit_rejections_total{kind="auth_failures"}')) >= 2);
     assert.ok((await metric(app, 'forecourt_auth_failures_total{reason="malformed"}')) >= 5);
-    // Probes and the operator API are not partner traffic and stay reachable.
+    // Probes stay reachable, and so does the operator with the right token.
     assert.equal((await app.call('GET', '/healthz')).status, 200);
+    assert.equal((await app.admin<unknown[]>('GET', '/partners')).length > 0, true);
+  });
+
+  test('wrong admin tokens are throttled per address too; the right token still works', async () => {
+    await freshWindow();
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const reply = await app.call('GET', '/api/admin/v1/partners', {
+        headers: { authorization: `Bearer wrong-token-${i}-xxxxxxxxxxxxxxxxxxxx` },
+      });
+      statuses.push(reply.status);
+    }
+    // The failures share the address's budget with the test above (same window): 401 until it is
+    // spent, then 429. (Once 8 × 401: the admin token was not throttled at all.)
+    assert.ok(
+      statuses.every((s) => s === 401 || s === 429),
+      statuses.join(),
+    );
+    assert.deepEqual(statuses.slice(-3), [429, 429, 429]);
     assert.equal((await app.admin<unknown[]>('GET', '/partners')).length > 0, true);
   });
 });

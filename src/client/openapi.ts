@@ -870,12 +870,6 @@ export interface operations {
                             partner: {
                                 id: string;
                                 name: string;
-                                access: {
-                                    /** @enum {string} */
-                                    scope: "global" | "restricted";
-                                    rootProfileIds: string[];
-                                    profileIds: string[];
-                                };
                             };
                             dryRun?: boolean;
                         };
@@ -912,12 +906,6 @@ export interface operations {
                             partner: {
                                 id: string;
                                 name: string;
-                                access: {
-                                    /** @enum {string} */
-                                    scope: "global" | "restricted";
-                                    rootProfileIds: string[];
-                                    profileIds: string[];
-                                };
                             };
                             dryRun?: boolean;
                         };
@@ -1173,12 +1161,6 @@ export interface operations {
                             partner: {
                                 id: string;
                                 name: string;
-                                access: {
-                                    /** @enum {string} */
-                                    scope: "global" | "restricted";
-                                    rootProfileIds: string[];
-                                    profileIds: string[];
-                                };
                             };
                             dryRun?: boolean;
                         };
@@ -1465,12 +1447,6 @@ export interface operations {
                             partner: {
                                 id: string;
                                 name: string;
-                                access: {
-                                    /** @enum {string} */
-                                    scope: "global" | "restricted";
-                                    rootProfileIds: string[];
-                                    profileIds: string[];
-                                };
                             };
                             dryRun?: boolean;
                         };
@@ -1736,12 +1712,6 @@ export interface operations {
                             partner: {
                                 id: string;
                                 name: string;
-                                access: {
-                                    /** @enum {string} */
-                                    scope: "global" | "restricted";
-                                    rootProfileIds: string[];
-                                    profileIds: string[];
-                                };
                             };
                             dryRun?: boolean;
                         };

@@ -59,23 +59,37 @@ export function partnerAuth(services: Services) {
         'An API secret is required: send "Authorization: Bearer <secret>" or "X-API-Key: <secret>".',
       );
     }
-    // A malformed secret (wrong prefix, length or checksum) is rejected before any lookup.
-    if (!isWellFormedSecret(secret)) throw authFailure('malformed', 'The API secret is invalid.');
+    // A malformed secret (wrong prefix, length or checksum) is rejected before any lookup. The
+    // two answers say which case it is (decisions.md): both are safe to tell, and they send the
+    // partner to different fixes (copy the secret again / ask the operator for a current one).
+    if (!isWellFormedSecret(secret)) {
+      throw authFailure(
+        'malformed',
+        'The API secret is malformed: it is not an fc_ secret of the issued length, or its checksum does not match (a truncated or mistyped secret). Copy it again exactly as issued.',
+      );
+    }
     const record = await services.partners.findBySecretHash(hashSecret(secret));
-    if (!record) throw authFailure('unknown', 'The API secret is invalid, rotated or disabled.');
+    if (!record) {
+      throw authFailure(
+        'unknown',
+        'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
+      );
+    }
     return record;
   }
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const { rateLimits, metrics } = services;
-    // An address that keeps failing is refused before its secret is even looked at.
-    rateLimits.assertNotBlocked(request.ip);
     let record: Awaited<ReturnType<typeof identify>>;
     try {
       record = await identify(request);
     } catch (error) {
       if (error instanceof AuthFailure) {
         metrics.authFailures.inc({ reason: error.reason });
+        // An address past its failure limit gets 429 for further failures; a valid secret from
+        // it still works (decisions.md: partners behind one NAT must not lock each other out).
+        // A malformed secret fails before any lookup; a well-formed one costs one indexed query.
+        rateLimits.assertNotBlocked(request.ip);
         await rateLimits.authFailed(request.ip);
         // Not awaited: the 401 must not wait on (or fail with) the audit write.
         services.audit
@@ -86,14 +100,6 @@ export function partnerAuth(services: Services) {
     }
     await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
 
-    const needed = request.routeOptions.config.scope;
-    if (needed && !record.scopes.includes(needed)) {
-      throw new ProblemError(
-        403,
-        'INSUFFICIENT_SCOPE',
-        `This operation needs the scope "${needed}"; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
-      );
-    }
     const access: Access =
       record.accessScope === 'global'
         ? { scope: 'global', rootProfileIds: [], profileIds: [] }
@@ -102,6 +108,7 @@ export function partnerAuth(services: Services) {
             rootProfileIds: record.rootProfileIds,
             profileIds: await services.dealers.subtree(record.rootProfileIds),
           };
+    // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
     request.partner = {
       id: record.id,
       name: record.name,
@@ -109,6 +116,14 @@ export function partnerAuth(services: Services) {
       access,
       rateLimitPerMinute: record.rateLimitPerMinute,
     };
+    const needed = request.routeOptions.config.scope;
+    if (needed && !record.scopes.includes(needed)) {
+      throw new ProblemError(
+        403,
+        'INSUFFICIENT_SCOPE',
+        `This operation needs the scope "${needed}"; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
+      );
+    }
     const now = Date.now();
     if ((lastTouched.get(record.id) ?? 0) < now - 60_000) {
       lastTouched.set(record.id, now);
@@ -117,12 +132,18 @@ export function partnerAuth(services: Services) {
   };
 }
 
-/** The operator's bearer token for /api/admin routes, compared in constant time. */
-export function adminAuth(adminToken: string) {
+/**
+ * The operator's bearer token for /api/admin routes, compared in constant time. Failures are
+ * throttled per address like partners' (the token is the key to everything); the right token
+ * from a throttled address still works.
+ */
+export function adminAuth(adminToken: string, rateLimits: Services['rateLimits']) {
   return async function authenticateAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header.trim()) : null;
     if (!match || !safeEqual(match[1]!, adminToken)) {
+      rateLimits.assertNotBlocked(request.ip);
+      await rateLimits.authFailed(request.ip);
       throw unauthorized('The admin API needs "Authorization: Bearer <ADMIN_TOKEN>".');
     }
   };

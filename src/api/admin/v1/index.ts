@@ -10,7 +10,7 @@ import { partnerAdminRoutes } from './partners.js';
 /** The operator API, /api/admin/v1, behind ADMIN_TOKEN. */
 export function adminRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
-    app.addHook('onRequest', adminAuth(services.adminToken));
+    app.addHook('onRequest', adminAuth(services.adminToken, services.rateLimits));
     app.addHook('preValidation', refuseUndeclaredQuery);
     await app.register(dealerAdminRoutes(services));
     await app.register(partnerAdminRoutes(services));

@@ -6,11 +6,10 @@ import { ProblemError } from '../../../domain/errors.js';
 import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
 import { changeStatus, type RawItem, upsertListings } from '../../../domain/listing-writes.js';
 import { unknownKeyIssues } from '../../../domain/unknown-keys.js';
-import { partnerMeta } from '../../../http/auth.js';
 import { invalidInput } from '../../../http/validation.js';
 import type { Services } from '../../../services.js';
 import { booleanParam } from '../../schemas/query.js';
-import { partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
+import { partnerErrors } from '../../schemas/responses.js';
 import {
   bulkBodyDoc,
   bulkExamples,
@@ -43,7 +42,13 @@ const writeResult = z.object({
   ),
 });
 const statusResult = z.object({ listingId: z.string(), externalReference: z.string(), status: z.string() });
-const writeMeta = z.object({ partner: partnerMetaSchema, dryRun: z.boolean().optional() });
+// Writes name the partner only: a group's full access list (hundreds of ids) on every write is
+// noise (decisions.md). Reads carry the access block.
+const writeMeta = z.object({
+  partner: z.object({ id: z.string(), name: z.string() }),
+  dryRun: z.boolean().optional(),
+});
+const writerMeta = (partner: { id: string; name: string }) => ({ id: partner.id, name: partner.name });
 const writeErrors = {
   ...partnerErrors,
   405: partnerErrors[400],
@@ -103,7 +108,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
         if (failed) throw new ProblemError(failed.status, failed.code, failed.message, failed.issues);
         const { index: _index, supersededBy: _s, ...result } = results[0]!;
         reply.status(result.created ? 201 : 200);
-        return { data: result, meta: { partner: partnerMeta(partner), ...(dryRun ? { dryRun } : {}) } };
+        return { data: result, meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) } };
       },
     );
 
@@ -158,7 +163,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
         if (!dryRun) countBulkOutcomes(services, results, errors.length);
         return {
           data: { successCount: results.length, errorCount: errors.length, results, errors },
-          meta: { partner: partnerMeta(partner), ...(dryRun ? { dryRun } : {}) },
+          meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) },
         };
       },
     );
@@ -196,7 +201,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
           ref,
           status as (typeof ENUMS.status.values)[number],
         );
-        return { data, meta: { partner: partnerMeta(partner) } };
+        return { data, meta: { partner: writerMeta(partner) } };
       },
     );
 
@@ -219,7 +224,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
           reference(request.params.externalReference),
           'sold',
         );
-        return { data, meta: { partner: partnerMeta(partner) } };
+        return { data, meta: { partner: writerMeta(partner) } };
       },
     );
   };
