@@ -123,6 +123,10 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
         route,
         status,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        // "Why did my request fail?" answered from the log: the code and how many issues.
+        ...(request.problem
+          ? { errorCode: request.problem.code, issueCount: request.problem.issues?.length ?? 0 }
+          : {}),
       },
       'request',
     );

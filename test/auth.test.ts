@@ -55,7 +55,10 @@ describe('partner authentication, scopes and access', () => {
       'fc_',
       'not-a-secret',
     ]) {
-      for (const headers of [{ authorization: `Bearer ${bad}` }, { 'x-api-key': bad }]) {
+      for (const headers of [{ authorization: `Bearer ${bad}` }, { 'x-api-key': bad }] as Record<
+        string,
+        string
+      >[]) {
         const reply = await listings(headers);
         assertUnauthorized(reply);
         // The message says which case it is: a mistyped or truncated secret (decisions.md).
@@ -69,7 +72,10 @@ describe('partner authentication, scopes and access', () => {
   test('an unknown but well-formed secret is 401', async () => {
     const stranger = generateSecret();
     assert.notEqual(stranger, reader.secret);
-    for (const headers of [{ authorization: `Bearer ${stranger}` }, { 'x-api-key': stranger }]) {
+    for (const headers of [{ authorization: `Bearer ${stranger}` }, { 'x-api-key': stranger }] as Record<
+      string,
+      string
+    >[]) {
       const reply = await listings(headers);
       assertUnauthorized(reply);
       // Well-formed but unknown, rotated away or disabled: one answer for the three, no more said.

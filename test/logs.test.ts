@@ -26,8 +26,41 @@ test('one JSON line per request with request id, partner, route, status and dura
     const viaKey = await call('/api/external/v1/listings', { 'x-api-key': secret });
     assert.equal(viaKey.status, 200);
     const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
-    assert.equal((await call('/api/external/v1/listings', { authorization: `Bearer ${wrong}` })).status, 401);
+    const refused = await call('/api/external/v1/listings', { authorization: `Bearer ${wrong}` });
+    assert.equal(refused.status, 401);
+    // Failures an operator must be able to explain from the log alone.
+    const readOnly = await call(
+      '/api/admin/v1/partners',
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      { name: 'log test reader', access: { scope: 'global' } },
+    );
+    const readSecret = readOnly.body.data.secret as string;
+    const scope = await service.call('PUT', '/api/external/v1/listings/log-ref', {
+      headers: { authorization: `Bearer ${readSecret}` },
+      body: { title: 'x' },
+    });
+    assert.equal(scope.status, 403);
+    const invalid = await service.call('GET', '/api/external/v1/listings?stauts=sold&pagesize=2', {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    assert.equal(invalid.status, 400);
     await new Promise((r) => setTimeout(r, 200));
+    const lineOf = (reply: { headers: Record<string, unknown> }) =>
+      service.logs.find((l) => l.msg === 'request' && l.reqId === reply.headers['x-request-id']);
+    assert.deepEqual(
+      [lineOf(refused)?.status, lineOf(refused)?.errorCode, lineOf(refused)?.issueCount],
+      [401, 'UNAUTHORIZED', 0],
+    );
+    const scopeLine = lineOf(scope);
+    // (The partner was unknown to the log line of a 403 INSUFFICIENT_SCOPE.)
+    assert.deepEqual(
+      [scopeLine?.partnerId, scopeLine?.errorCode],
+      [readOnly.body.data.id, 'INSUFFICIENT_SCOPE'],
+    );
+    assert.deepEqual(
+      [lineOf(invalid)?.partnerId, lineOf(invalid)?.errorCode, lineOf(invalid)?.issueCount],
+      [created.body.data.id, 'INVALID_QUERY', 2],
+    );
 
     const line = service.logs.find((l) => l.msg === 'request' && l.reqId === ok.id);
     assert.ok(line, 'a request line carrying the X-Request-Id');

@@ -69,10 +69,18 @@ export function toProblem(error: unknown): ProblemError {
 
 export { zodIssues };
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error this request was answered with, for its log line (code and issue count). */
+    problem?: ProblemError;
+  }
+}
+
 /** One error handler renders every error envelope; the HTTP status and body never disagree. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
+    request.problem = problem;
     if (problem.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else if (!(error instanceof ProblemError)) {
@@ -93,6 +101,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const problem = allowed.length
       ? methodNotAllowed(request.method, allowed)
       : new ProblemError(404, 'NOT_FOUND', `No route ${request.method} ${path}.`);
+    request.problem = problem;
     for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
     return reply.status(problem.status).send(problem.body(request.id));
   });
