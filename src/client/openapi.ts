@@ -151,7 +151,7 @@ export interface paths {
         };
         /**
          * Allowed values and accepted aliases of every enumerated listing field
-         * @description Matching is case-insensitive; spaces and dashes count as underscores.
+         * @description Matching is case-insensitive and ignores accents; spaces and dashes count as underscores. Dutch and French words of Belgian and Dutch dealer systems are aliases; ambiguous words (`gas`) are refused with a reason.
          *
          *     Scope: `read:listings`.
          */
@@ -2365,6 +2365,10 @@ export interface operations {
                             [key: string]: {
                                 values: string[];
                                 aliases: {
+                                    [key: string]: string;
+                                };
+                                /** @description Ambiguous words that are refused rather than guessed, each with the reason. */
+                                refused?: {
                                     [key: string]: string;
                                 };
                             };

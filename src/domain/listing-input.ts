@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENUMS, type EnumName, matchEnum } from './enums.js';
+import { ENUMS, type EnumName, matchEnum, refusalOf } from './enums.js';
 import type { ListingFieldName } from './listing-fields.js';
 
 /**
@@ -83,6 +83,15 @@ function enumField(name: EnumName) {
     .string({ error: `must be a string, one of: ${allowed}` })
     .transform((raw, ctx) => {
       if (raw.trim() === '') return null;
+      const refusal = refusalOf(name, raw);
+      if (refusal) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${raw.slice(0, 50)}" ${refusal}`,
+          params: { code: 'ambiguous_value' },
+        });
+        return z.NEVER;
+      }
       const value = matchEnum(name, raw);
       if (value === undefined) {
         ctx.addIssue({

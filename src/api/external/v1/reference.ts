@@ -7,7 +7,14 @@ import { partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 
 const enumsSchema = z.record(
   z.string(),
-  z.object({ values: z.array(z.string()), aliases: z.record(z.string(), z.string()) }),
+  z.object({
+    values: z.array(z.string()),
+    aliases: z.record(z.string(), z.string()),
+    refused: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Ambiguous words that are refused rather than guessed, each with the reason.'),
+  }),
 );
 
 /** GET /reference/enums: every enumeration with its values and accepted aliases. */
@@ -19,7 +26,8 @@ export const referenceRoutes: FastifyPluginAsync = async (base) => {
       config: { scope: 'read:listings' },
       schema: {
         summary: 'Allowed values and accepted aliases of every enumerated listing field',
-        description: 'Matching is case-insensitive; spaces and dashes count as underscores.',
+        description:
+          'Matching is case-insensitive and ignores accents; spaces and dashes count as underscores. Dutch and French words of Belgian and Dutch dealer systems are aliases; ambiguous words (`gas`) are refused with a reason.',
         tags: ['Reference'],
         response: {
           200: z.object({ data: enumsSchema, meta: z.object({ partner: partnerMetaSchema }) }),

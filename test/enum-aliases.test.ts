@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ALL_SCOPES, bootApp, createPartner, createTree, type TestApp, unique } from './helpers/app.js';
+import { assertError, EXT, getOk } from './helpers/read-fixtures.js';
+
+/**
+ * Issue 16: in a realistic Belgian feed, 185 of 500 rows failed on `Hybride` and `manueel`, and
+ * `gas` was stored as petrol (in Belgium it means LPG). Rows as Belgian dealer systems send them.
+ */
+const BELGIAN_ROWS: [Record<string, string>, Record<string, string>][] = [
+  [
+    { fuelType: 'Hybride', transmission: 'manueel', bodyType: 'Break', paintType: 'Metaalkleur' },
+    { fuelType: 'hybrid', transmission: 'manual', bodyType: 'station_wagon', paintType: 'metallic' },
+  ],
+  [
+    { fuelType: 'Benzine', transmission: 'Automatique', bodyType: 'Berline', interiorMaterial: 'Cuir' },
+    { fuelType: 'petrol', transmission: 'automatic', bodyType: 'sedan', interiorMaterial: 'leather' },
+  ],
+  [
+    { fuelType: 'Électrique', transmission: 'Automaat', bodyType: 'Monospace', driveType: 'Traction avant' },
+    { fuelType: 'electric', transmission: 'automatic', bodyType: 'mpv', driveType: 'fwd' },
+  ],
+  [
+    { fuelType: 'Hybride rechargeable', transmission: 'Manuelle', bodyType: 'Cabriolet', driveType: '4x4' },
+    { fuelType: 'plugin_hybrid', transmission: 'manual', bodyType: 'convertible', driveType: 'awd' },
+  ],
+  [
+    {
+      fuelType: 'GPL',
+      transmission: 'handgeschakeld',
+      bodyType: 'Terreinwagen',
+      vehicleType: 'Margeregeling',
+    },
+    { fuelType: 'lpg', transmission: 'manual', bodyType: 'suv', vehicleType: 'margin' },
+  ],
+  [
+    {
+      fuelType: 'Elektrisch',
+      transmission: 'Semi-automaat',
+      interiorMaterial: 'Half leder',
+      paintType: 'Nacré',
+    },
+    {
+      fuelType: 'electric',
+      transmission: 'semi_automatic',
+      interiorMaterial: 'partial_leather',
+      paintType: 'pearl',
+    },
+  ],
+];
+
+describe('enumerations: the words of Belgian and Dutch feeds', () => {
+  let app: TestApp;
+  let writer: string;
+  let dealer: string;
+
+  before(async () => {
+    app = await bootApp();
+    const tree = await createTree(app);
+    dealer = tree.ids.A1!;
+    writer = (await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES })).secret;
+  });
+  after(() => app?.close());
+
+  test('Dutch and French values are stored as the canonical ones', async () => {
+    const refs = BELGIAN_ROWS.map(() => unique('be'));
+    const reply = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+      secret: writer,
+      body: BELGIAN_ROWS.map(([sent], i) => ({
+        externalReference: refs[i],
+        dealerProfileId: dealer,
+        title: 'Occasie',
+        price: 9500,
+        ...sent,
+      })),
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(reply.body.data.errors, []);
+    for (const [i, result] of reply.body.data.results.entries()) {
+      const stored = (await getOk(app, writer, `/listings/${result.listingId}`)).data;
+      const expected = BELGIAN_ROWS[i]![1];
+      const got = Object.fromEntries(Object.keys(expected).map((k) => [k, stored[k]]));
+      assert.deepEqual(got, expected, JSON.stringify(BELGIAN_ROWS[i]![0]));
+    }
+  });
+
+  test('`gas` is refused with the reason, never guessed', async () => {
+    for (const word of ['gas', 'Gas', ' GAS ', 'gaz']) {
+      const error = assertError(
+        await app.call('PUT', `${EXT}/listings/${unique('gas')}`, {
+          secret: writer,
+          body: { title: 'x', price: 1000, dealerProfileId: dealer, fuelType: word },
+        }),
+        422,
+        'VALIDATION_FAILED',
+      );
+      const issue = error.issues.find((i: { path: string }) => i.path === 'fuelType');
+      assert.equal(issue?.code, 'ambiguous_value', JSON.stringify(error.issues));
+      assert.match(issue.message, /ambiguous/);
+      assert.match(issue.message, word.trim().toLowerCase() === 'gas' ? /lpg/ : /cng/);
+    }
+  });
+
+  test('GET /reference/enums lists the aliases and the refused words with their reasons', async () => {
+    const body = await getOk(app, writer, '/reference/enums');
+    assert.equal(body.data.fuelType.aliases.hybride, 'hybrid');
+    assert.equal(body.data.transmission.aliases.manueel, 'manual');
+    assert.match(body.data.fuelType.refused.gas, /LPG in Belgium/);
+    // Every alias names a real value; no alias is also refused.
+    for (const [name, spec] of Object.entries<any>(body.data)) {
+      for (const [alias, value] of Object.entries(spec.aliases)) {
+        assert.ok(spec.values.includes(value), `${name}.${alias} → ${value}`);
+        assert.ok(!spec.refused?.[alias], `${name}.${alias} is both alias and refused`);
+      }
+    }
+  });
+});
