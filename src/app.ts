@@ -10,6 +10,7 @@ import { externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import { ProblemError } from './domain/errors.js';
+import { answerClientError, answerFrameworkError, watchRequestLine } from './http/client-error.js';
 import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
@@ -50,21 +51,30 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
     trustProxy: config.TRUST_PROXY,
     // Draining is ours (see startDraining): Fastify's own 503 body is not our error envelope.
     return503OnClosing: false,
-    // References may be 128 characters, percent-encoded up to three times that.
-    routerOptions: { maxParamLength: 1024 },
+    // Long enough for any path the header limit lets through: an over-long reference is then
+    // refused by the reference rule (400 INVALID_REFERENCE), not by the router.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // Protocol-level refusals in our envelope, written before the connection closes.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     serverFactory: (fastifyHandler) => {
       handler = fastifyHandler;
-      return https.createServer(
+      const server = https.createServer(
         {
           key: tls.key,
           cert: tls.cert,
           minVersion: 'TLSv1.2',
+          // A missing Host is refused by our own hook (onRequest below) with the envelope;
+          // Node's own check answers a bare 400.
+          requireHostHeader: false,
           // How often Node checks for clients past the header and request timeouts; its default
           // (30 s) would let a slow client hold a connection three times HEADERS_TIMEOUT_MS.
           connectionsCheckingInterval: checkingInterval(config.HEADERS_TIMEOUT_MS),
         },
         fastifyHandler,
       );
+      server.on('secureConnection', watchRequestLine);
+      return server;
     },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -94,6 +104,7 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
   let draining = false;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    assertOneHost(request.raw);
     if (draining) {
       reply.header('Connection', 'close');
       if (request.url !== '/healthz') {
@@ -156,6 +167,23 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
       draining = true;
     },
   });
+}
+
+/**
+ * HTTP/1.1 requires exactly one Host header (RFC 9112 §3.2). Node keeps only the first of two, so
+ * two that disagree could route differently in a proxy and here: refuse both shapes.
+ */
+function assertOneHost(raw: IncomingMessage): void {
+  if (raw.httpVersion !== '1.1') return;
+  let hosts = 0;
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts !== 1) {
+    throw new ProblemError(
+      400,
+      'BAD_REQUEST',
+      hosts === 0 ? 'The request has no Host header.' : 'The request has more than one Host header.',
+    );
+  }
 }
 
 export function httpsRequired(): ProblemError {

@@ -383,7 +383,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 requestId: string;
                 issues?: {
@@ -501,7 +501,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged. */
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
             400: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -690,7 +694,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged. */
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
             400: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -924,6 +932,8 @@ export interface operations {
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1179,6 +1189,8 @@ export interface operations {
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1465,6 +1477,8 @@ export interface operations {
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1730,6 +1744,8 @@ export interface operations {
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1989,7 +2005,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged. */
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
             400: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2206,7 +2226,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged. */
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
             400: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2388,7 +2412,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged. */
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
             400: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */

@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
+import { answerClientError } from './client-error.js';
 
 /** The first byte of a TLS ClientHello record (content type "handshake"). */
 const TLS_HANDSHAKE = 0x16;
@@ -26,9 +27,10 @@ export function createDualListener(
   limits: Limits,
 ): DualListener {
   const plain = createHttpServer(
-    { connectionsCheckingInterval: checkingInterval(limits.headersTimeoutMs) },
+    { connectionsCheckingInterval: checkingInterval(limits.headersTimeoutMs), requireHostHeader: false },
     plainHandler,
   );
+  plain.on('clientError', answerClientError);
   for (const server of [https, plain]) {
     server.headersTimeout = limits.headersTimeoutMs;
     server.requestTimeout = limits.requestTimeoutMs;

@@ -102,6 +102,26 @@ export const ERROR_CODES = {
     when: 'Over your requests per minute, or too many failed authentications from your address.',
     action: 'Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget.',
   },
+  BAD_REQUEST: {
+    status: 400,
+    when: 'The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer.',
+    action: 'Fix your HTTP client or proxy; do not retry unchanged.',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    when: 'The request (headers or body) did not arrive in time. The connection is closed after the answer.',
+    action: 'Retry; check your network or proxy if it repeats.',
+  },
+  URI_TOO_LONG: {
+    status: 414,
+    when: 'The request line (path and query string) is longer than the service reads (16 KiB with the headers). The connection is closed after the answer.',
+    action: 'Shorten the query; no filter needs that much.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    when: 'The request headers are larger than 16 KiB in all. The connection is closed after the answer.',
+    action: 'Send fewer or smaller headers.',
+  },
   SERVER_ERROR: {
     status: 500,
     when: 'Our fault.',
