@@ -87,14 +87,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(present);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    // One line, every bad variable in it: start-up failures are one line (docs/operations.md).
+    const parts = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${parts.join('; ')}`);
   }
   if (result.data.DATABASE_READ_URL && !result.data.DATABASE_URL) {
-    throw new ConfigError('Invalid configuration:\n  DATABASE_READ_URL needs DATABASE_URL (a replica of it)');
+    throw new ConfigError('Invalid configuration: DATABASE_READ_URL needs DATABASE_URL (a replica of it)');
   }
   if (Boolean(result.data.TLS_CERT_FILE) !== Boolean(result.data.TLS_KEY_FILE)) {
-    throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
   return Object.freeze(result.data);
 }

@@ -1,6 +1,3 @@
-import { ConfigError } from '../config.js';
-import { DataDirLockedError } from '../store/lockfile.js';
-
 const USAGE = `forecourt: the partner API for vehicle listings
 
 Usage:
@@ -67,10 +64,13 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
-      process.stderr.write(`forecourt: ${error.message}\n`);
-      return 1;
+    // Only starting commands get here (a running service handles its own errors): one line,
+    // naming what to fix, and a non-zero exit.
+    const { startupFailureLine } = await import('./startup-errors.js');
+    process.stderr.write(`forecourt: ${startupFailureLine(error, process.env)}\n`);
+    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') {
+      process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
     }
-    throw error;
+    return 1;
   }
 }
