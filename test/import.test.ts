@@ -228,7 +228,8 @@ describe('forecourt import against the service', () => {
     assert.match(run.stdout, /would be created 1/);
     assert.equal((await mine(partner.secret)).size, 0);
     const [, row] = readReport(`${feed}.import-report.csv`);
-    assert.deepEqual(row!.slice(0, 5), ['2', `${ref}-2`, 'VALIDATION_FAILED', 'year', '1492']);
+    // Every issue of the row at once: the bad year and the missing price of an active listing.
+    assert.deepEqual(row!.slice(0, 5), ['2', `${ref}-2`, 'VALIDATION_FAILED', 'year; price', '1492; ']);
     assert.ok(!existsSync(`${feed}.import-state.json`));
   });
 
@@ -330,6 +331,94 @@ describe('forecourt import against the service', () => {
     const within = await runImport([six, '--mark-missing-sold'], { secret: partner.secret });
     assert.equal(within.code, 0, within.stderr);
     assert.equal((await mine(partner.secret)).get(`${ref}-7`).status, 'sold');
+  });
+
+  test('--mark-missing-sold by location: a one-location feed never marks other locations sold by surprise', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('LOC');
+    const both = feedFile(
+      `${ref}-both.csv`,
+      `${stockCsv(`${ref}-A1`, tree.codes.A1!, 5)}\n${stockCsv(`${ref}-A2`, tree.codes.A2!, 5).split('\n').slice(1).join('\n')}`,
+    );
+    assert.equal((await runImport([both], { secret: partner.secret })).code, 0);
+    // Next day's feed of A1 alone, with one A1 car gone.
+    const a1 = feedFile(`${ref}-a1.csv`, stockCsv(`${ref}-A1`, tree.codes.A1!, 4));
+    const unchosen = await runImport([a1, '--mark-missing-sold', '--force'], { secret: partner.secret });
+    assert.equal(unchosen.code, 2, unchosen.stderr);
+    assert.match(
+      unchosen.stderr,
+      /5 of the listings it would mark sold are at locations this feed does not name/,
+    );
+    assert.match(unchosen.stderr, /--locations-from-feed/);
+    // The whole would-be list is written, not a sample.
+    const listed = readFileSync(`${a1}.mark-sold.txt`, 'utf8').trim().split('\n').sort();
+    assert.equal(listed.length, 6);
+
+    const dry = await runImport([a1, '--mark-missing-sold', '--locations-from-feed', '--dry-run'], {
+      secret: partner.secret,
+    });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, new RegExp(`covers the locations ${tree.codes.A1!.toLowerCase()}`));
+    assert.match(dry.stderr, /would mark 1 of 5 as sold/);
+    assert.doesNotMatch(dry.stderr, /\d+ created/, 'a dry run does not say "created"');
+    assert.deepEqual(readFileSync(`${a1}.would-mark-sold.txt`, 'utf8').trim().split('\n'), [`${ref}-A1-5`]);
+    assert.match(dry.stdout, /would mark sold \(missing from the feed\): 1/);
+
+    const real = await runImport([a1, '--mark-missing-sold', '--location', tree.codes.A1!], {
+      secret: partner.secret,
+    });
+    assert.equal(real.code, 0, real.stderr);
+    assert.match(real.stdout, /marked sold \(missing from the feed\): 1/);
+    const after = await mine(partner.secret);
+    assert.equal(after.get(`${ref}-A1-5`).status, 'sold');
+    for (let n = 1; n <= 5; n++) assert.equal(after.get(`${ref}-A2-${n}`).status, 'active', 'A2 untouched');
+  });
+
+  test("a refused run still writes its failure report; repeated rows are named; --map maps a feed's own words", async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('MAP');
+    const csv = [
+      'externalReference;dealerLocationCode;title;price;fuelType',
+      `${ref}-1;${tree.codes.A2};Car 1;10000;Stoom`,
+      `${ref}-2;${tree.codes.A2};Car 2;10000;BZ`,
+      `${ref}-3;${tree.codes.A2};Car 3;-5;Diesel`,
+      `${ref}-1;${tree.codes.A2};Car 1 again;11000;Stoom`,
+    ].join('\n');
+    const feed = feedFile(`${ref}.csv`, csv);
+    const mapFile = feedFile(
+      `${ref}-map.json`,
+      JSON.stringify({ fuelType: { stoom: 'other', BZ: 'petrol' } }),
+    );
+    const run = await runImport([feed, '--map', mapFile], { secret: partner.secret });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /3 values mapped/);
+    assert.match(
+      run.stderr,
+      new RegExp(`1 row repeats an earlier reference.*row 5 repeats "${ref}-1" of row 2`),
+    );
+    const stored = await mine(partner.secret);
+    assert.deepEqual([stored.get(`${ref}-1`).fuelType, stored.get(`${ref}-2`).fuelType], ['other', 'petrol']);
+
+    const badMap = feedFile(`${ref}-bad-map.json`, JSON.stringify({ fuelTpye: { a: 'b' } }));
+    const refusedMap = await runImport([feed, '--map', badMap], { secret: partner.secret });
+    assert.equal(refusedMap.code, 2);
+    assert.match(refusedMap.stderr, /"fuelTpye" is not a listing field; did you mean "fuelType"\?/);
+
+    // --mark-missing-sold refused (everything would go): the failed row is still in the report.
+    const other = feedFile(
+      `${ref}-other.csv`,
+      [csv.split('\n')[0], `${ref}-9;${tree.codes.A2};Bad;-1;Diesel`].join('\n'),
+    );
+    const report = `${other}.import-report.csv`;
+    const refused = await runImport([other, '--mark-missing-sold', '--all-locations'], {
+      secret: partner.secret,
+    });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.ok(existsSync(report), 'the report of a refused run exists');
+    assert.ok(
+      readReport(report).some((row) => row.includes(`${ref}-9`)),
+      'the failed row is in it',
+    );
   });
 
   test('bad options and a wrong secret stop at once with exit code 2 and a reason', async () => {

@@ -31,6 +31,9 @@ const KNOWN: Record<string, Kind> = {
   historyReportNumber: 'text',
 };
 
+/** The field names a feed may carry (for `--map`'s check). */
+export const knownFields = (): string[] => Object.keys(KNOWN);
+
 const normalize = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 const BY_NORMAL = new Map(Object.keys(KNOWN).map((field) => [normalize(field), field]));
 

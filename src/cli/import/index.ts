@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   type BatchReport,
@@ -11,7 +11,13 @@ import {
 } from '../../client/index.js';
 import { CliError, UsageError } from '../output.js';
 import { type Feed, readFeed } from './feed.js';
-import { markMissing, planMissing, refusal } from './mark-missing.js';
+import {
+  type LocationScope,
+  markMissing,
+  planMissing,
+  refusal,
+  unchosenScopeRefusal,
+} from './mark-missing.js';
 import { type Progress, progressBar } from './progress.js';
 import { writeReport } from './report.js';
 import {
@@ -24,6 +30,7 @@ import {
   partnerKey,
   saveState,
 } from './state.js';
+import { applyValueMap, readValueMap } from './value-map.js';
 
 export const IMPORT_USAGE = `Usage: forecourt import <feed.csv|feed.json> --url URL --secret SECRET [options]
 
@@ -36,6 +43,14 @@ Uploads a feed of listings to the Forecourt partner API in batches of 100 (docs/
   --mark-missing-sold   the feed is your whole stock: your unsold listings missing from it
                         are marked sold (refused above 20% of them without --force)
   --force               with --mark-missing-sold: go ahead above 20%
+  --location CODE       with --mark-missing-sold: the feed is the stock of this location only
+                        (repeatable); your listings elsewhere are left alone
+  --locations-from-feed with --mark-missing-sold: the feed is the stock of the locations it names
+  --all-locations       with --mark-missing-sold: the feed is your stock at every location
+                        (without one of these three, a feed naming only some of your locations
+                        is refused when it would mark listings elsewhere sold)
+  --map FILE            a JSON map of your feed's values to ours, per field, applied before
+                        sending, e.g. {"fuelType": {"Stoom": "other", "BZ": "petrol"}}
   --report FILE         the CSV of failed listings (default <feed>.import-report.csv)
   --batch-size N        listings per request, 1 to 100 (default 100)
   --delimiter C         CSV delimiter: ';' ',' '|' or 'tab' (default: detected from the header)
@@ -58,6 +73,10 @@ const OPTIONS = {
   'dry-run': { type: 'boolean', default: false },
   'mark-missing-sold': { type: 'boolean', default: false },
   force: { type: 'boolean', default: false },
+  location: { type: 'string', multiple: true },
+  'locations-from-feed': { type: 'boolean', default: false },
+  'all-locations': { type: 'boolean', default: false },
+  map: { type: 'string' },
   report: { type: 'string' },
   'batch-size': { type: 'string', default: '100' },
   delimiter: { type: 'string' },
@@ -74,6 +93,9 @@ interface Settings {
   dryRun: boolean;
   markMissingSold: boolean;
   force: boolean;
+  /** Which locations --mark-missing-sold covers: chosen codes, 'feed', 'all', or not chosen. */
+  locations: string[] | 'feed' | 'all' | undefined;
+  mapPath: string | undefined;
   reportPath: string;
   statePath: string;
   batchSize: number;
@@ -117,8 +139,17 @@ function settings(argv: string[], env: Record<string, string | undefined>): Sett
   if (encoding !== undefined && encoding !== 'utf-8' && encoding !== 'iso-8859-15') {
     throw new UsageError(`--encoding must be utf-8 or iso-8859-15, got "${values.encoding}"`);
   }
-  if (values.force && !values['mark-missing-sold']) {
-    throw new UsageError('--force only applies to --mark-missing-sold');
+  for (const option of ['force', 'location', 'locations-from-feed', 'all-locations'] as const) {
+    const given = Array.isArray(values[option]) ? values[option].length > 0 : values[option] === true;
+    if (given && !values['mark-missing-sold']) {
+      throw new UsageError(`--${option} only applies to --mark-missing-sold`);
+    }
+  }
+  const choices = [values.location?.length, values['locations-from-feed'], values['all-locations']].filter(
+    Boolean,
+  );
+  if (choices.length > 1) {
+    throw new UsageError('choose one of --location, --locations-from-feed and --all-locations');
   }
   const feedPath = positionals[0]!;
   return {
@@ -129,6 +160,14 @@ function settings(argv: string[], env: Record<string, string | undefined>): Sett
     dryRun: values['dry-run'],
     markMissingSold: values['mark-missing-sold'],
     force: values.force,
+    locations: values.location?.length
+      ? values.location
+      : values['locations-from-feed']
+        ? 'feed'
+        : values['all-locations']
+          ? 'all'
+          : undefined,
+    mapPath: values.map,
     reportPath: values.report ?? `${feedPath}.import-report.csv`,
     statePath: `${feedPath}.import-state.json`,
     batchSize,
@@ -186,8 +225,12 @@ async function run(s: Settings, signal: AbortSignal): Promise<number> {
   });
   const say = (text: string) => process.stderr.write(`${text}\n`);
   say(describeFeed(s.feedPath, feed));
-  const duplicates = duplicateReferences(feed);
-  if (duplicates > 0) say(`note: ${duplicates} rows repeat an earlier reference; the last row of each wins`);
+  if (s.mapPath) {
+    const changed = applyValueMap(feed, readValueMap(s.mapPath));
+    say(`--map ${s.mapPath}: ${changed} ${changed === 1 ? 'value' : 'values'} mapped`);
+  }
+  const repeated = repeatedNote(feed);
+  if (repeated) say(repeated);
 
   let ca: string | undefined;
   if (s.ca) {
@@ -232,7 +275,7 @@ async function run(s: Settings, signal: AbortSignal): Promise<number> {
   }
 
   const total = feed.rows.length;
-  progress = progressBar(total);
+  progress = progressBar(total, { dryRun: s.dryRun });
   progress.update(state.done, state.counts);
   const offset = state.done;
   try {
@@ -254,20 +297,26 @@ async function run(s: Settings, signal: AbortSignal): Promise<number> {
     progress.finish();
     writeReport(s.reportPath, state.failures);
     const sent = state.done - offset;
-    const resume = s.dryRun
-      ? ''
-      : ` ${state.done} of ${total} listings are done and recorded in ${s.statePath}; run the same command again to resume.`;
+    // Only a state that exists is worth pointing to (a stop before the first answer saves none).
+    const resume =
+      s.dryRun || state.done === 0
+        ? ''
+        : ` ${state.done} of ${total} listings are done and recorded in ${s.statePath}; run the same command again to resume.`;
     throw new CliError(`stopped after ${sent} listings: ${errorText(error)}.${resume}`);
   }
   progress.finish();
 
-  let markFailures: Failure[] = [];
-  if (s.markMissingSold) markFailures = await markMissingSold(s, feed, client, signal);
+  // Written now, so that a --mark-missing-sold that is refused still leaves the failed rows visible.
+  writeReport(s.reportPath, state.failures);
+  let marked: MarkResult = { count: 0, failures: [] };
+  if (s.markMissingSold) marked = await markMissingSold(s, feed, client, signal);
 
-  const failures = [...state.failures, ...markFailures];
+  const failures = [...state.failures, ...marked.failures];
   writeReport(s.reportPath, failures);
   if (!s.dryRun) clearState(s.statePath);
-  process.stdout.write(summary(s, total, state.counts, failures.length));
+  process.stdout.write(
+    summary(s, total, state.counts, failures.length, s.markMissingSold ? marked.count : undefined),
+  );
   return failures.length > 0 ? 1 : 0;
 }
 
@@ -323,12 +372,18 @@ function valueAt(listing: Record<string, unknown>, path: string): { value?: stri
   return { value: String(value).slice(0, 200) };
 }
 
+interface MarkResult {
+  /** Listings marked sold (in a dry run: that would be). */
+  count: number;
+  failures: Failure[];
+}
+
 async function markMissingSold(
   s: Settings,
   feed: Feed,
   client: ForecourtClient,
   signal: AbortSignal,
-): Promise<Failure[]> {
+): Promise<MarkResult> {
   const say = (text: string) => process.stderr.write(`${text}\n`);
   const unnamed = feed.rows.filter((r) => typeof r.listing?.externalReference !== 'string').length;
   if (unnamed > 0 && !s.force) {
@@ -342,27 +397,48 @@ async function markMissingSold(
       .map((r) => r.listing?.externalReference)
       .filter((ref): ref is string => typeof ref === 'string'),
   );
+  const named = feedLocations(feed);
+  const scope: LocationScope =
+    s.locations === 'all' || s.locations === undefined
+      ? { all: true }
+      : {
+          all: false,
+          locations: s.locations === 'feed' ? named : new Set(s.locations.map((c) => c.toLowerCase())),
+        };
+  if (s.locations === 'feed' && named.size === 0) {
+    throw new CliError(
+      '--locations-from-feed: no row names a dealer (dealerLocationCode or dealerProfileId); use --location CODE',
+    );
+  }
+  say(
+    `--mark-missing-sold covers ${
+      scope.all ? 'your whole stock, at every location' : `the locations ${[...scope.locations].join(', ')}`
+    }`,
+  );
   let plan: Awaited<ReturnType<typeof planMissing>>;
   try {
-    plan = await planMissing(client, references, signal);
+    plan = await planMissing(client, references, scope, signal);
   } catch (error) {
     throw new CliError(`--mark-missing-sold: cannot read your listings: ${errorText(error)}`);
   }
-  const refused = refusal(plan);
-  if (refused && !s.force) throw new CliError(refused);
+  const listFile = `${s.feedPath}.${s.dryRun ? 'would-mark-sold' : 'mark-sold'}.txt`;
+  // The whole list, not a sample: a partner checks it before letting a run take cars off the market.
+  if (plan.missing.length) writeFileSync(listFile, `${plan.missing.join('\n')}\n`);
+  const unchosen = s.locations === undefined ? unchosenScopeRefusal(plan, named) : undefined;
+  const refused = unchosen ?? (s.force ? undefined : refusal(plan));
+  if (refused) throw new CliError(`${refused} (the ${plan.missing.length} references: ${listFile})`);
   if (plan.missing.length === 0) {
-    say('--mark-missing-sold: every unsold listing of yours is in the feed; nothing to mark');
-    return [];
+    say('--mark-missing-sold: every unsold listing in that stock is in the feed; nothing to mark');
+    return { count: 0, failures: [] };
   }
-  const sample = plan.missing.slice(0, 10).join(', ') + (plan.missing.length > 10 ? ', …' : '');
   if (s.dryRun) {
     say(
-      `--mark-missing-sold (dry run): would mark ${plan.missing.length} of ${plan.stock} as sold: ${sample}`,
+      `--mark-missing-sold (dry run): would mark ${plan.missing.length} of ${plan.stock} as sold; the list: ${listFile}`,
     );
-    return [];
+    return { count: plan.missing.length, failures: [] };
   }
   say(
-    `--mark-missing-sold: marking ${plan.missing.length} of your ${plan.stock} unsold listings as sold: ${sample}`,
+    `--mark-missing-sold: marking ${plan.missing.length} of your ${plan.stock} unsold listings as sold (the list: ${listFile})`,
   );
   const bar = progressBar(plan.missing.length);
   try {
@@ -373,13 +449,25 @@ async function markMissingSold(
       signal,
     );
     bar.finish();
-    return failures;
+    return { count: plan.missing.length - failures.length, failures };
   } catch (error) {
     bar.finish();
     throw new CliError(
       `--mark-missing-sold stopped: ${errorText(error)}; run the same command again to finish`,
     );
   }
+}
+
+/** The dealers the feed's rows name, as lowercase location codes and profile ids. */
+function feedLocations(feed: Feed): Set<string> {
+  const named = new Set<string>();
+  for (const { listing } of feed.rows) {
+    for (const key of ['dealerLocationCode', 'dealerProfileId']) {
+      const value = listing?.[key];
+      if (typeof value === 'string' && value.trim()) named.add(value.trim().toLowerCase());
+    }
+  }
+  return named;
 }
 
 function describeFeed(file: string, feed: Feed): string {
@@ -391,16 +479,22 @@ function describeFeed(file: string, feed: Feed): string {
   return `${file}: ${feed.rows.length} listings (${how})${ignored}`;
 }
 
-function duplicateReferences(feed: Feed): number {
-  const seen = new Set<unknown>();
-  let duplicates = 0;
-  for (const { listing } of feed.rows) {
+/** Rows that repeat an earlier row's reference, named (the last row of each wins). */
+function repeatedNote(feed: Feed): string | undefined {
+  const firstRow = new Map<unknown, number>();
+  const repeats: string[] = [];
+  for (const { listing, row } of feed.rows) {
     const ref = listing?.externalReference;
     if (typeof ref !== 'string') continue;
-    if (seen.has(ref)) duplicates++;
-    seen.add(ref);
+    const first = firstRow.get(ref);
+    if (first === undefined) firstRow.set(ref, row);
+    else repeats.push(`row ${row} repeats "${ref}" of row ${first}`);
   }
-  return duplicates;
+  if (repeats.length === 0) return undefined;
+  const shown =
+    repeats.slice(0, 5).join('; ') + (repeats.length > 5 ? `; and ${repeats.length - 5} more` : '');
+  const count = repeats.length === 1 ? '1 row repeats' : `${repeats.length} rows repeat`;
+  return `note: ${count} an earlier reference, the last row of each wins: ${shown}`;
 }
 
 function waitText(info: WaitInfo): string {
@@ -423,12 +517,15 @@ function errorText(error: unknown): string {
   return String(error);
 }
 
-function summary(s: Settings, total: number, counts: Counts, failed: number): string {
+function summary(s: Settings, total: number, counts: Counts, failed: number, markedSold?: number): string {
   const verb = s.dryRun ? 'would be ' : '';
   const lines = [
     `${s.dryRun ? 'dry run (nothing written): ' : ''}${total} listings in ${s.feedPath}`,
     `  ${verb}created ${counts.created} · ${verb}updated ${counts.updated} · unchanged ${counts.unchanged} · ` +
       `superseded ${counts.superseded} · failed ${counts.failed}`,
+    ...(markedSold === undefined
+      ? []
+      : [`  ${s.dryRun ? 'would mark' : 'marked'} sold (missing from the feed): ${markedSold}`]),
     failed > 0
       ? `  ${failed} failed: see ${s.reportPath} (row, reference, code, field, value, reason)`
       : `  report: ${s.reportPath} (no failures)`,

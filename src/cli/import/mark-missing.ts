@@ -5,11 +5,29 @@ import type { Failure } from './state.js';
 export const MAX_MISSING_SHARE = 0.2;
 
 export interface MissingPlan {
-  /** This partner's listings that are not sold (the stock a feed describes). */
+  /** This partner's listings that are not sold (the stock a feed describes), in the scope. */
   stock: number;
   /** References of those that the feed does not name: they would be marked sold. */
   missing: string[];
+  /** Where each missing listing is: its location code and profile id (lowercase). */
+  missingAt: { code: string; id: string }[];
+  /** Location codes of unsold listings outside the scope (left alone), for the message. */
+  outside: Set<string>;
 }
+
+/**
+ * Which listings a feed stands for: every location of the partner's stock, or only some. A
+ * location is matched by its code (case-insensitive) or its profile id.
+ */
+export type LocationScope = { all: true } | { all: false; locations: Set<string> };
+
+const inScope = (
+  scope: LocationScope,
+  listing: { dealerProfileId: string; dealer?: { locationCode?: string } },
+) =>
+  scope.all ||
+  scope.locations.has(listing.dealerProfileId.toLowerCase()) ||
+  scope.locations.has(listing.dealer?.locationCode?.toLowerCase() ?? '');
 
 /**
  * Reads every listing of this partner (`mine=true`, all statuses) by cursor and keeps the unsold
@@ -19,20 +37,57 @@ export interface MissingPlan {
 export async function planMissing(
   client: ForecourtClient,
   feedReferences: ReadonlySet<string>,
+  scope: LocationScope,
   signal?: AbortSignal,
 ): Promise<MissingPlan> {
   let stock = 0;
   const missing: string[] = [];
+  const missingAt: { code: string; id: string }[] = [];
+  const outside = new Set<string>();
   const listings = client.listings.iterate(
     { mine: true, status: 'all', pageSize: 200 },
     signal ? { signal } : {},
   );
   for await (const listing of listings) {
     if (listing.status === 'sold') continue;
+    if (!inScope(scope, listing)) {
+      outside.add(listing.dealer?.locationCode ?? listing.dealerProfileId);
+      continue;
+    }
     stock++;
-    if (!feedReferences.has(listing.externalReference)) missing.push(listing.externalReference);
+    if (!feedReferences.has(listing.externalReference)) {
+      missing.push(listing.externalReference);
+      missingAt.push({
+        code: listing.dealer?.locationCode?.toLowerCase() ?? '',
+        id: listing.dealerProfileId.toLowerCase(),
+      });
+    }
   }
-  return { stock, missing };
+  return { stock, missing, missingAt, outside };
+}
+
+/**
+ * Without a choice of locations, a feed that names dealers is taken for the whole stock only when
+ * every listing it would mark sold is at a location the feed names: a one-location feed must not
+ * take the other locations' cars off the market by surprise. Returns why not, or undefined.
+ */
+export function unchosenScopeRefusal(
+  plan: MissingPlan,
+  feedLocations: ReadonlySet<string>,
+): string | undefined {
+  const elsewhere = new Set(
+    plan.missingAt
+      .filter((at) => !feedLocations.has(at.code) && !feedLocations.has(at.id))
+      .map((at) => at.code || at.id),
+  );
+  if (feedLocations.size === 0 || elsewhere.size === 0) return undefined;
+  const count = plan.missingAt.filter((at) => elsewhere.has(at.code || at.id)).length;
+  const names = [...elsewhere].slice(0, 5).join(', ') + (elsewhere.size > 5 ? ', …' : '');
+  return (
+    `--mark-missing-sold: ${count} of the listings it would mark sold are at locations this feed does not name (${names}). ` +
+    'Say which stock the feed is: --locations-from-feed (only the locations it names), --location CODE (repeatable), ' +
+    'or --all-locations (it is your stock at every location).'
+  );
 }
 
 /** Why a plan may not run without --force, or undefined when it may. */

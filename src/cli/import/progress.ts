@@ -14,7 +14,13 @@ const WIDTH = 24;
  * A progress bar on stderr (stdout stays for the summary). On a terminal it redraws one line; in
  * a log file (CI, cron) it writes a line at every tenth of the way instead of thousands of frames.
  */
-export function progressBar(total: number, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function progressBar(
+  total: number,
+  options: { dryRun?: boolean } = {},
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
+  // A dry run writes nothing: its bar must not say "created".
+  const [created, updated] = options.dryRun ? ['would create', 'would update'] : ['created', 'updated'];
   const started = Date.now();
   const tty = stream.isTTY === true;
   let lastTenth = -1;
@@ -28,8 +34,8 @@ export function progressBar(total: number, stream: NodeJS.WriteStream = process.
     const eta = rate > 0 && done < total ? ` · ${formatSeconds((total - done) / rate)} left` : '';
     return (
       `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(share * 100)}% ` +
-      `${done.toLocaleString('en')}/${total.toLocaleString('en')} · ${counts.created} created · ` +
-      `${counts.updated} updated · ${counts.unchanged} unchanged · ${counts.failed} failed · ` +
+      `${done.toLocaleString('en')}/${total.toLocaleString('en')} · ${counts.created} ${created} · ` +
+      `${counts.updated} ${updated} · ${counts.unchanged} unchanged · ${counts.failed} failed · ` +
       `${Math.round(rate)}/s${eta}`
     );
   }
