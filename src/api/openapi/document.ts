@@ -173,7 +173,12 @@ export const swaggerOptions: SwaggerOptions = {
             ? describeErrors(code, write)
             : (json.description ?? SUCCESS_DESCRIPTIONS[status] ?? 'OK'),
         headers,
-        content: { 'application/json': { schema: json } },
+        content: {
+          'application/json': {
+            schema: json,
+            ...(ERROR_EXAMPLES[code] ? { examples: ERROR_EXAMPLES[code] } : {}),
+          },
+        },
       };
     }
     for (const [status, description] of Object.entries(config.documentedResponses ?? {})) {
@@ -192,6 +197,54 @@ export const swaggerOptions: SwaggerOptions = {
       }
     }
     return withoutUnusedComponents(document);
+  },
+};
+
+/**
+ * Shown on the reference page under the error responses: the refusals a partner new to the API
+ * meets first, a misspelt parameter or field, with the closest known name.
+ */
+const ERROR_EXAMPLES: Record<number, Json> = {
+  400: {
+    unknownParameter: {
+      summary: 'A misspelt query parameter',
+      value: {
+        error: {
+          code: 'INVALID_QUERY',
+          message: 'Invalid query: query.stauts is not a known parameter; did you mean `status`?.',
+          requestId: '6f1c2b0e-8d4a-4e7b-9c1d-2a3b4c5d6e7f',
+          issues: [
+            {
+              path: 'query.stauts',
+              message: 'is not a known parameter; did you mean `status`?',
+              code: 'unknown_parameter',
+            },
+          ],
+        },
+      },
+    },
+  },
+  422: {
+    unknownField: {
+      summary: 'A misspelt field, next to the other issues of the listing',
+      value: {
+        error: {
+          code: 'VALIDATION_FAILED',
+          message:
+            'Invalid listing: milage is not a known field; did you mean `mileage`?; year must be between 1900 and next year; price is required when the status is active.',
+          requestId: '6f1c2b0e-8d4a-4e7b-9c1d-2a3b4c5d6e7f',
+          issues: [
+            {
+              path: 'milage',
+              message: 'is not a known field; did you mean `mileage`?',
+              code: 'unknown_field',
+            },
+            { path: 'year', message: 'must be between 1900 and next year', code: 'custom' },
+            { path: 'price', message: 'is required when the status is active', code: 'required' },
+          ],
+        },
+      },
+    },
   },
 };
 
