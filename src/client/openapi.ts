@@ -246,14 +246,23 @@ export interface components {
                 category: string;
                 name: string;
             })[] | null;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             id?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             slug?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             listingUrl?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             externalProvider?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             dealer?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             createdAt?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             updatedAt?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             soldAt?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             mainImageUrl?: unknown;
         };
         Dealer: {

@@ -337,7 +337,15 @@ export const READ_ONLY_FIELDS = [
   'soldAt',
   'mainImageUrl',
 ] as const;
-const readOnlyFields = Object.fromEntries(READ_ONLY_FIELDS.map((name) => [name, z.unknown().optional()])) as {
+const readOnlyFields = Object.fromEntries(
+  READ_ONLY_FIELDS.map((name) => [
+    name,
+    z
+      .unknown()
+      .optional()
+      .describe('Read-only: accepted and ignored, so a listing read back can be sent back as it is.'),
+  ]),
+) as {
   [K in (typeof READ_ONLY_FIELDS)[number]]: z.ZodOptional<z.ZodUnknown>;
 };
 

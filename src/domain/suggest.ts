@@ -30,6 +30,8 @@ export function nameDistance(a: string, b: string): number {
   return rows[x.length]![y.length]!;
 }
 
+const MAX_NAME = 64;
+
 const normalise = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
 
 /**
@@ -38,6 +40,9 @@ const normalise = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
  * `xyz` finds nothing. Ties go to the earlier candidate, so list canonical names before aliases.
  */
 export function closestName(input: string, candidates: Iterable<string>): string | undefined {
+  // No known name is longer than this; a longer input is no typo of one, and comparing it would
+  // cost time in proportion to its length for every candidate.
+  if (input.length > MAX_NAME) return undefined;
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {

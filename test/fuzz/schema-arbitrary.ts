@@ -235,7 +235,19 @@ function invalidOfBranch(
         }),
       );
     }
-    const mutable = Object.keys(properties).filter((k) => !overrides.keep?.(join(at, k)));
+    // A property that accepts anything (a read-only field of the read shape, ignored on writes)
+    // has no invalid value to draw: looking for one would never end.
+    const mutable = Object.keys(properties).filter(
+      (k) => !overrides.keep?.(join(at, k)) && !acceptsAnything(properties[k]!),
+    );
+    // A strict object refuses a name it does not declare (unknown_field / unknown_parameter).
+    if (node.additionalProperties === false) {
+      structural.push(
+        fc
+          .tuple(base, fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 }))
+          .map(([value, name]) => ({ ...value, [`zz${name.replace(/[^A-Za-z0-9]/g, '')}Unknown`]: 1 })),
+      );
+    }
     if (mutable.length) {
       structural.push(
         fc
@@ -248,4 +260,10 @@ function invalidOfBranch(
       );
     }
   }
+}
+
+/** A schema with no constraint at all (`{}`, or only words): every value fits it. */
+function acceptsAnything(schema: Schema): boolean {
+  const node = resolve(schema);
+  return Object.keys(node).every((k) => ['description', 'title', 'readOnly', 'deprecated'].includes(k));
 }
