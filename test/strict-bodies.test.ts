@@ -32,6 +32,13 @@ describe('listing bodies: unknown fields, every issue in one answer', () => {
   });
   after(() => app?.close());
 
+  /** The admin API, with the operator's token, answering whatever it answers (app.admin throws on 4xx). */
+  const call = (method: string, path: string, body?: unknown) =>
+    app.call(method, `/api/admin/v1${path}`, {
+      headers: { authorization: `Bearer ${app.running.services.adminToken}` },
+      body,
+    });
+
   test('PUT with a misspelt field is 422 unknown_field naming the real one, and clears nothing', async () => {
     const ref = unique('typo');
     const id = await putListing(app, writer, ref, listingBody({ mileage: 45000, color: 'Blue' }));
@@ -192,11 +199,6 @@ describe('listing bodies: unknown fields, every issue in one answer', () => {
   });
 
   test('admin API: unknown fields refused with a suggestion, at any depth of a tree', async () => {
-    const call = (method: string, path: string, body?: unknown) =>
-      app.call(method, `/api/admin/v1${path}`, {
-        headers: { authorization: `Bearer ${app.running.services.adminToken}` },
-        body,
-      });
     const created = assertError(
       await call('POST', '/dealers', { locationCode: unique('ADM'), dispayName: 'Typo BV' }),
       422,
@@ -231,11 +233,6 @@ describe('listing bodies: unknown fields, every issue in one answer', () => {
   });
 
   test('admin API: NUL in names and metadata, deep or huge metadata: 422 with the rule, never 500', async () => {
-    const call = (method: string, path: string, body?: unknown) =>
-      app.call(method, `/api/admin/v1${path}`, {
-        headers: { authorization: `Bearer ${app.running.services.adminToken}` },
-        body,
-      });
     const deep = `{"locationCode":"${unique('N')}","metadata":${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}}`;
     const cases: [string, string, unknown, RegExp][] = [
       ['POST', '/dealers', { locationCode: unique('N'), displayName: 'A\u0000B' }, /U\+0000/],
