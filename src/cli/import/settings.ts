@@ -1,0 +1,147 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../output.js';
+
+export const IMPORT_USAGE = `Usage: forecourt import <feed.csv|feed.json> --url URL --secret SECRET [options]
+
+Uploads a feed of listings to the Forecourt partner API in batches of 100 (docs/import.md).
+
+  --url URL             the service, e.g. https://api.example.com   (or FORECOURT_URL)
+  --secret SECRET       an API secret with write:listings          (or FORECOURT_SECRET)
+  --ca FILE             a PEM certificate to trust (self-signed)   (or FORECOURT_CA)
+  --dry-run             validate every listing on the service, write nothing
+  --mark-missing-sold   the feed is your whole stock: your unsold listings missing from it
+                        are marked sold (refused above 20% of them without --force)
+  --force               with --mark-missing-sold: go ahead above 20%
+  --location CODE       with --mark-missing-sold: the feed is the stock of this location only
+                        (repeatable); your listings elsewhere are left alone
+  --locations-from-feed with --mark-missing-sold: the feed is the stock of the locations it names
+  --all-locations       with --mark-missing-sold: the feed is your stock at every location
+                        (without one of these three, a feed naming only some of your locations
+                        is refused when it would mark listings elsewhere sold)
+  --map FILE            a JSON map of your feed's values to ours, per field, applied before
+                        sending, e.g. {"fuelType": {"Stoom": "other", "BZ": "petrol"}}
+  --report FILE         the CSV of failed listings (default <feed>.import-report.csv)
+  --batch-size N        listings per request, 1 to 100 (default 100)
+  --delimiter C         CSV delimiter: ';' ',' '|' or 'tab' (default: detected from the header)
+  --encoding E          CSV encoding: utf-8 or iso-8859-15 (default: detected)
+  --restart             ignore the saved progress and send the whole feed again
+  -h, --help            this text
+
+A run that stops (Ctrl-C, network, service down) keeps its progress in <feed>.import-state.json;
+the same command again resumes after the last batch the service answered.
+
+Exit codes: 0 every listing accepted; 1 some listings failed (see the report); 2 the run could not
+start or stopped before the end (bad options or feed, authentication, network, --mark-missing-sold
+refused); 130 interrupted.
+`;
+
+const OPTIONS = {
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  ca: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  'mark-missing-sold': { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
+  location: { type: 'string', multiple: true },
+  'locations-from-feed': { type: 'boolean', default: false },
+  'all-locations': { type: 'boolean', default: false },
+  map: { type: 'string' },
+  report: { type: 'string' },
+  'batch-size': { type: 'string', default: '100' },
+  delimiter: { type: 'string' },
+  encoding: { type: 'string' },
+  restart: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export interface Settings {
+  feedPath: string;
+  url: string;
+  secret: string;
+  ca: string | undefined;
+  dryRun: boolean;
+  markMissingSold: boolean;
+  force: boolean;
+  /** Which locations --mark-missing-sold covers: chosen codes, 'feed', 'all', or not chosen. */
+  locations: string[] | 'feed' | 'all' | undefined;
+  mapPath: string | undefined;
+  reportPath: string;
+  statePath: string;
+  batchSize: number;
+  delimiter: string | undefined;
+  encoding: 'utf-8' | 'iso-8859-15' | undefined;
+  restart: boolean;
+}
+
+export function settings(argv: string[], env: Record<string, string | undefined>): Settings | 'help' {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length ? `unexpected argument "${positionals[1]}"` : 'missing the feed file',
+    );
+  }
+  const url = values.url ?? env.FORECOURT_URL;
+  const secret = values.secret ?? env.FORECOURT_SECRET;
+  if (!url) throw new UsageError('missing --url (or FORECOURT_URL)');
+  if (!secret) throw new UsageError('missing --secret (or FORECOURT_SECRET)');
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError(`--url "${url}" is not a URL (e.g. https://api.example.com)`);
+  }
+  const batchSize = Number(values['batch-size']);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100) {
+    throw new UsageError(`--batch-size must be a whole number from 1 to 100, got "${values['batch-size']}"`);
+  }
+  const delimiter = values.delimiter === 'tab' ? '\t' : values.delimiter;
+  if (delimiter !== undefined && ![';', ',', '\t', '|'].includes(delimiter)) {
+    throw new UsageError(`--delimiter must be ';', ',', '|' or 'tab', got "${values.delimiter}"`);
+  }
+  const encoding = values.encoding?.toLowerCase().replace(/^latin-?9$/, 'iso-8859-15');
+  if (encoding !== undefined && encoding !== 'utf-8' && encoding !== 'iso-8859-15') {
+    throw new UsageError(`--encoding must be utf-8 or iso-8859-15, got "${values.encoding}"`);
+  }
+  for (const option of ['force', 'location', 'locations-from-feed', 'all-locations'] as const) {
+    const given = Array.isArray(values[option]) ? values[option].length > 0 : values[option] === true;
+    if (given && !values['mark-missing-sold']) {
+      throw new UsageError(`--${option} only applies to --mark-missing-sold`);
+    }
+  }
+  const choices = [values.location?.length, values['locations-from-feed'], values['all-locations']].filter(
+    Boolean,
+  );
+  if (choices.length > 1) {
+    throw new UsageError('choose one of --location, --locations-from-feed and --all-locations');
+  }
+  const feedPath = positionals[0]!;
+  return {
+    feedPath,
+    url,
+    secret,
+    ca: values.ca ?? env.FORECOURT_CA,
+    dryRun: values['dry-run'],
+    markMissingSold: values['mark-missing-sold'],
+    force: values.force,
+    locations: values.location?.length
+      ? values.location
+      : values['locations-from-feed']
+        ? 'feed'
+        : values['all-locations']
+          ? 'all'
+          : undefined,
+    mapPath: values.map,
+    reportPath: values.report ?? `${feedPath}.import-report.csv`,
+    statePath: `${feedPath}.import-state.json`,
+    batchSize,
+    delimiter,
+    encoding,
+    restart: values.restart,
+  };
+}
