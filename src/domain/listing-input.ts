@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { ENUMS, type EnumName, matchEnum, refusalOf } from './enums.js';
+import type { ENUMS } from './enums.js';
+import {
+  bool,
+  decimal,
+  enumField,
+  feature,
+  firstRegistration,
+  historyReport,
+  image,
+  int,
+  isStorableText,
+  STORABLE_MESSAGE,
+  text,
+  VIN_PATTERN,
+} from './listing-field-types.js';
 import type { ListingFieldName } from './listing-fields.js';
 
 /**
@@ -10,194 +24,8 @@ import type { ListingFieldName } from './listing-fields.js';
 
 export type Status = (typeof ENUMS.status.values)[number];
 
-const REFERENCE_RULE = 'must be 1 to 128 characters, without control characters or leading/trailing spaces';
-
-/** A partner's reference: 1 to 128 characters, no control characters, no outer white space. */
-export function isValidReference(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    value.length >= 1 &&
-    value.length <= 128 &&
-    value === value.trim() &&
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-    !/[\u0000-\u001f\u007f-\u009f]/.test(value) &&
-    // Fix (write tests): a bulk item's reference with an unpaired surrogate ("\ud800" in JSON) passed
-    // and then broke the jsonb batch parameter: a 500 instead of INVALID_REFERENCE.
-    isStorableText(value)
-  );
-}
-export const referenceRule = REFERENCE_RULE;
-
-/**
- * Text PostgreSQL can store. JSON may carry U+0000 and unpaired UTF-16 surrogates as escapes, but
- * PostgreSQL text and jsonb reject both. Fix (write tests): such a string in any stored field (or in
- * dealerLocationCode, used in a lookup) made the write fail with 500 SERVER_ERROR; it is now an
- * ordinary validation failure of that field.
- */
-export function isStorableText(value: string): boolean {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what must be refused
-  return !/\u0000|\p{Cs}/u.test(value);
-}
-const STORABLE_MESSAGE = 'must not contain U+0000 or unpaired surrogate characters';
-
-const text = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .max(max, `must be at most ${max} characters`)
-    .refine(isStorableText, STORABLE_MESSAGE)
-    .transform((v) => v.trim() || null)
-    .nullable()
-    .optional();
-
-const int = (min: number, max: number) =>
-  z
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(min, `must be between ${min} and ${max}`)
-    .max(max, `must be between ${min} and ${max}`)
-    .nullable()
-    .optional();
-
-// Fix (write tests): the 2-decimal check tolerates binary floating-point noise (0.1 + 0.2 is
-// 0.30000000000000004), but the value itself used to go to the database unrounded. So a price of
-// 1e-9 passed "> 0" and was stored as 0.00, and a noisy price differed from the stored numeric(12,2)
-// on every resend: outcome "updated" and a new updatedAt each time. The value is now rounded to the
-// cent first, and the bounds apply to what is stored.
-const toCents = (v: number) => Math.round(v * 100) / 100;
-const decimal = (min: number, max: number, exclusiveMin = false) =>
-  z
-    .number({ error: 'must be a number' })
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'must have at most 2 decimals')
-    .transform(toCents)
-    .refine((v) => (exclusiveMin ? v > min : v >= min) && v <= max, {
-      message: `must be ${exclusiveMin ? 'greater than' : 'at least'} ${min} and at most ${max}`,
-    })
-    .nullable()
-    .optional();
-
-const bool = z.boolean({ error: 'must be true or false' }).nullable().optional();
-
-function enumField(name: EnumName) {
-  const allowed = ENUMS[name].values.join(', ');
-  return z
-    .string({ error: `must be a string, one of: ${allowed}` })
-    .transform((raw, ctx) => {
-      if (raw.trim() === '') return null;
-      const refusal = refusalOf(name, raw);
-      if (refusal) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${raw.slice(0, 50)}" ${refusal}`,
-          params: { code: 'ambiguous_value' },
-        });
-        return z.NEVER;
-      }
-      const value = matchEnum(name, raw);
-      if (value === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${raw.slice(0, 50)}" is not allowed; allowed: ${allowed}`,
-        });
-        return z.NEVER;
-      }
-      return value;
-    })
-    .nullable()
-    .optional()
-    .describe(`One of: ${allowed}. Case-insensitive; aliases: GET /reference/enums.`);
-}
-
-const httpUrl = z
-  .string({ error: 'must be a URL string' })
-  .trim()
-  .max(2048, 'must be at most 2048 characters')
-  .refine(isStorableText, STORABLE_MESSAGE)
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL');
-
-const image = z.union([
-  httpUrl,
-  z.strictObject({ url: httpUrl, position: z.number().int().min(0).optional() }),
-]);
-
-const feature = z.union([
-  z
-    .string({ error: 'must be a string or {category, name}' })
-    .trim()
-    .min(1, 'must not be empty')
-    .max(200, 'must be at most 200 characters')
-    .refine(isStorableText, STORABLE_MESSAGE)
-    .transform((name) => ({ category: 'other', name })),
-  z.strictObject({
-    category: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(100, 'must be at most 100 characters')
-      .refine(isStorableText, STORABLE_MESSAGE),
-    name: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(200, 'must be at most 200 characters')
-      .refine(isStorableText, STORABLE_MESSAGE),
-  }),
-]);
-
-const VIN_PATTERN = /^[A-HJ-NPR-Z0-9]{17}$/;
-
-function firstRegistration(today: () => Date) {
-  return z
-    .string({ error: 'must be a date string YYYY-MM or YYYY-MM-DD' })
-    .trim()
-    .transform((raw, ctx) => {
-      const match = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(raw);
-      const iso = match ? `${match[1]}-${match[2]}-${match[3] ?? '01'}` : '';
-      const date = new Date(`${iso}T00:00:00Z`);
-      if (!match || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso) {
-        ctx.addIssue({ code: 'custom', message: 'must be a date YYYY-MM or YYYY-MM-DD' });
-        return z.NEVER;
-      }
-      if (iso > today().toISOString().slice(0, 10)) {
-        ctx.addIssue({ code: 'custom', message: 'must not be in the future' });
-        return z.NEVER;
-      }
-      return iso;
-    })
-    .nullable()
-    .optional();
-}
-
-function historyReport(hosts: readonly string[]) {
-  return z
-    .string({ error: 'must be a string' })
-    .trim()
-    .max(2048, 'must be at most 2048 characters')
-    .transform((raw, ctx) => {
-      if (raw === '') return null;
-      if (/^\d{11}$/.test(raw)) return raw;
-      let url: URL | undefined;
-      try {
-        url = new URL(raw);
-      } catch {}
-      if (url?.protocol !== 'https:' || !hosts.includes(url.hostname.toLowerCase())) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be an https URL on ${hosts.join(' or ')}, or an 11-digit certificate number`,
-        });
-        return z.NEVER;
-      }
-      return url.toString();
-    })
-    .nullable()
-    .optional();
-}
+// The reference rule and storable text live with the field types; importers know them from here.
+export { isStorableText, isValidReference, referenceRule } from './listing-field-types.js';
 
 export interface ListingSchemaOptions {
   historyReportHosts: readonly string[];
