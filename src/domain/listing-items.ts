@@ -1,0 +1,145 @@
+import type { z } from 'zod';
+import type { Services } from '../services.js';
+import type { Partner } from './access.js';
+import { type Issue, ProblemError, zodIssues } from './errors.js';
+import { crossFieldInputOfRaw, crossFieldIssues } from './listing-checks.js';
+import { isValidReference, type ListingWrite, referenceRule, toListingWrite } from './listing-input.js';
+import { expandUnrecognized } from './unknown-keys.js';
+
+/**
+ * The items of a write (a PUT body, or each bulk item) before anything is stored: their results
+ * and errors, and the validation that turns a raw item into a write or into every issue it has.
+ */
+
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'superseded';
+
+export interface ItemResult {
+  index: number;
+  externalReference: string;
+  listingId: string;
+  status: string;
+  created: boolean;
+  outcome: Outcome;
+  /** For an item whose reference comes again later in the same request: the index that won. */
+  supersededBy?: number;
+}
+
+export interface ItemError {
+  index: number;
+  externalReference?: string;
+  code: string;
+  message: string;
+  status: number;
+  issues?: Issue[];
+}
+
+export interface RawItem {
+  index: number;
+  reference: unknown;
+  body: unknown;
+}
+
+export interface Prepared {
+  index: number;
+  reference: string;
+  write: ListingWrite;
+}
+
+export function itemError(index: number, reference: unknown, problem: ProblemError): ItemError {
+  return {
+    index,
+    ...(typeof reference === 'string' ? { externalReference: reference } : {}),
+    code: problem.code,
+    message: problem.message,
+    status: problem.status,
+    ...(problem.issues ? { issues: problem.issues } : {}),
+  };
+}
+
+export const validationFailed = (issues: Issue[]) =>
+  new ProblemError(
+    422,
+    'VALIDATION_FAILED',
+    `Invalid listing: ${issues
+      .slice(0, 5)
+      .map((i) => `${i.path} ${i.message}`)
+      .join('; ')}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''}.`,
+    issues,
+  );
+
+/** An item whose fields failed validation: kept to add its cross-field issues before answering. */
+export interface Invalid {
+  index: number;
+  reference: string;
+  body: Record<string, unknown>;
+  issues: Issue[];
+}
+
+/**
+ * Validates one item: its reference, that it is an object, and every field. Unknown field names
+ * are issues too (under replace semantics a misspelt field would clear the real one), each
+ * naming the closest known field.
+ */
+export function prepare(services: Services, item: RawItem): Prepared | Invalid | ProblemError {
+  if (!isValidReference(item.reference)) {
+    return new ProblemError(
+      400,
+      'INVALID_REFERENCE',
+      item.reference === undefined || item.reference === null || item.reference === ''
+        ? 'externalReference is required.'
+        : `externalReference ${referenceRule}.`,
+    );
+  }
+  if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
+    return new ProblemError(400, 'INVALID_BODY', 'A listing must be a JSON object.');
+  }
+  const schema = services.listingSchema;
+  const parsed = schema.safeParse(item.body);
+  if (!parsed.success) {
+    const issues = expandUnrecognized(parsed.error.issues, schema, 'field');
+    return {
+      index: item.index,
+      reference: item.reference,
+      body: item.body as Record<string, unknown>,
+      issues: zodIssues({ issues } as z.ZodError),
+    };
+  }
+  return { index: item.index, reference: item.reference, write: toListingWrite(parsed.data) };
+}
+
+/**
+ * Items that failed validation still get the rules that need the stored listing (a missing
+ * price, a missing dealer), read in one query for all of them: every problem in one answer.
+ */
+export async function refuseInvalid(
+  services: Services,
+  partner: Partner,
+  invalid: readonly Invalid[],
+  errors: ItemError[],
+): Promise<void> {
+  if (invalid.length === 0) return;
+  const stored = new Map(
+    (
+      await services.listingWrites.findExisting(
+        partner.id,
+        invalid.map((i) => i.reference),
+      )
+    ).map((e) => [e.reference, e]),
+  );
+  for (const item of invalid) {
+    const known = new Set(item.issues.map((i) => i.path));
+    const more = crossFieldIssues(
+      crossFieldInputOfRaw(item.body),
+      stored.get(item.reference),
+      defaultDealerOf(partner),
+    ).filter((i) => !known.has(i.path));
+    errors.push(itemError(item.index, item.reference, validationFailed([...item.issues, ...more])));
+  }
+}
+
+/** The dealer of a new listing that names none: the partner's only root profile, if it has one. */
+export function defaultDealerOf(partner: Partner): string | undefined {
+  return partner.access.scope === 'restricted' && partner.access.rootProfileIds.length === 1
+    ? partner.access.rootProfileIds[0]
+    : undefined;
+}
