@@ -88,6 +88,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       publicOrigin: `https://${host}:${config.PORT}`,
     });
     const app = await buildApp({ services, tls, logger });
+    const publisher = readDb ? publishSyncHorizon(services, logger) : undefined;
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
@@ -114,6 +115,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
           app.startDraining();
           await listener.shutdown();
           await app.close();
+          await publisher?.stop();
           await services.counter.close();
           await readDb?.close();
           await db.close();
@@ -126,6 +128,43 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+/** How often the primary's sync horizon is published for a replica (docs/sync.md). */
+const HORIZON_PUBLISH_MS = 200;
+
+/**
+ * With a read replica, cursor pages read there can only pass what the primary's published horizon
+ * allows (store/sync-horizon.ts). Every instance publishes; the value only moves forward, so many
+ * publishers are harmless. A failed round (primary unreachable) is retried at the next tick.
+ */
+function publishSyncHorizon(services: Services, logger: Logger) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  let failing = false;
+  const tick = () => {
+    running = services.syncHorizon
+      .publish()
+      .then(() => {
+        failing = false;
+      })
+      .catch((error: Error) => {
+        if (!failing) logger.warn({ err: error }, 'could not publish the sync horizon for the replica');
+        failing = true;
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, HORIZON_PUBLISH_MS).unref();
+      });
+  };
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
 }
 
 /** A plain-HTTP request on the HTTPS port: a 403 with the error envelope, never data or a redirect. */

@@ -13,6 +13,7 @@ import { listingReadStore } from './store/listings-read.js';
 import { listingWriteStore } from './store/listings-write.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { partnerStore } from './store/partners.js';
+import { syncHorizonStore } from './store/sync-horizon.js';
 
 /**
  * Everything a request handler may use, built once at start from the config and the database.
@@ -61,8 +62,8 @@ export function createServices(
       authFailuresPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
     }),
     cursors: cursorCodec(options.cursorKey),
-    /** How far behind the clock sync cursors stay: no open write transaction can land before it. */
-    horizonMs: config.WRITE_TX_TIMEOUT_MS * 2,
+    /** Up to where sync cursors may pass: no write still open can commit a listing before it. */
+    syncHorizon: syncHorizonStore(readDb, db, config.WRITE_TX_TIMEOUT_MS * 2),
     audit: auditStore(db),
     dealers: dealerStore(db),
     partners: partnerStore(db),

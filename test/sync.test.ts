@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import {
   bootApp,
   createPartner,
@@ -11,9 +12,8 @@ import {
   unique,
 } from './helpers/app.js';
 
-// A short write limit keeps the commit horizon (twice the limit) short enough for tests.
+// A short write limit: the concurrent-writers proof below also runs writes into it (503s).
 const WRITE_TX_TIMEOUT_MS = 300;
-const HORIZON_MS = 2 * WRITE_TX_TIMEOUT_MS;
 
 interface Synced {
   updatedAt: string;
@@ -73,7 +73,7 @@ describe('incremental sync with cursors', () => {
       body: refs.map((r, i) => ({ externalReference: r, ...listingBody({ price: 1000 + i }) })),
     });
     assert.equal(bulk.body.data.successCount, 7);
-    await sleep(HORIZON_MS + 100);
+    // Read at once: a walk right after an acknowledged write includes it (no settling delay).
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -98,7 +98,6 @@ describe('incremental sync with cursors', () => {
       body: listingBody({ price: 4242 }),
     });
     assert.equal(put.status, 200);
-    await sleep(HORIZON_MS + 100);
     const resumed = await app.call('GET', `/api/external/v1/listings?pageSize=3&cursor=${cursor}`, {
       secret: writer.secret,
     });
@@ -112,28 +111,51 @@ describe('incremental sync with cursors', () => {
     assert.equal(resumed.body.pagination.hasMore, false);
   });
 
-  test('a listing newer than the horizon is shown but the cursor does not pass it', async () => {
-    const slow = await bootApp({ WRITE_TX_TIMEOUT_MS: '5000' });
-    try {
-      const t = await createTree(slow);
-      const w = await createPartner(slow, { roots: [t.ids.B!], scopes: ['read:listings', 'write:listings'] });
-      await slow.call('PUT', '/api/external/v1/listings/FRESH', { secret: w.secret, body: listingBody() });
-      const first = await slow.call('GET', '/api/external/v1/listings', { secret: w.secret });
-      assert.equal(first.body.data.length, 1);
-      assert.equal(first.body.pagination.hasMore, false);
-      const again = await slow.call(
-        'GET',
-        `/api/external/v1/listings?cursor=${first.body.pagination.nextCursor}`,
-        { secret: w.secret },
-      );
-      assert.deepEqual(
-        again.body.data.map((l: { externalReference: string }) => l.externalReference),
-        ['FRESH'],
-        'still unsettled: shown again after the same cursor',
-      );
-    } finally {
-      await slow.close();
+  test('a walk right after an acknowledged bulk upsert of 250 listings sees all 250', async () => {
+    const t = await createTree(app);
+    const w = await createPartner(app, { roots: [t.ids.B!], scopes: ['read:listings', 'write:listings'] });
+    const refs = Array.from({ length: 250 }, (_, i) => `W-${i}`);
+    for (let i = 0; i < refs.length; i += 100) {
+      const bulk = await app.call('POST', '/api/external/v1/listings/bulk-upsert', {
+        secret: w.secret,
+        body: refs.slice(i, i + 100).map((r) => ({ externalReference: r, ...listingBody() })),
+      });
+      assert.equal(bulk.status, 200, bulk.text);
     }
+    const copy = new Map<string, Synced>();
+    const walk = await follow(app, w.secret, 'status=all&pageSize=50', undefined, copy);
+    assert.equal(copy.size, 250, `the walk ended after ${walk.pages} pages with ${copy.size} of 250`);
+    assert.ok(walk.pages >= 5, `${walk.pages} pages`);
+
+    // The stored cursor is past all of them: the next poll is empty and says so.
+    const poll = await app.call(
+      'GET',
+      `/api/external/v1/listings?status=all&pageSize=50&cursor=${walk.cursor}`,
+      {
+        secret: w.secret,
+      },
+    );
+    assert.deepEqual(poll.body.data, []);
+    assert.equal(poll.body.pagination.hasMore, false);
+  });
+
+  test('hasMore is false only when nothing lies after the cursor: an exactly full last page says so', async () => {
+    const t = await createTree(app);
+    const w = await createPartner(app, { roots: [t.ids.B!], scopes: ['read:listings', 'write:listings'] });
+    await app.call('POST', '/api/external/v1/listings/bulk-upsert', {
+      secret: w.secret,
+      body: ['F-1', 'F-2', 'F-3', 'F-4'].map((r) => ({ externalReference: r, ...listingBody() })),
+    });
+    const first = await app.call('GET', '/api/external/v1/listings?pageSize=2', { secret: w.secret });
+    assert.equal(first.body.data.length, 2);
+    assert.equal(first.body.pagination.hasMore, true);
+    const second = await app.call(
+      'GET',
+      `/api/external/v1/listings?pageSize=2&cursor=${first.body.pagination.nextCursor}`,
+      { secret: w.secret },
+    );
+    assert.equal(second.body.data.length, 2);
+    assert.equal(second.body.pagination.hasMore, false, 'a full page with nothing after it is the end');
   });
 
   test('a forged, corrupted or mismatched cursor is 400 INVALID_QUERY, never a 500', async () => {
@@ -272,18 +294,22 @@ describe('incremental sync with cursors', () => {
         writes++;
       }
     };
-    // A writer whose transaction commits late, out of updatedAt order: what pages and naive
-    // high-water marks miss. It stays within the service's write limit, as every write must.
-    const slowWriter = async () => {
+    // Writers whose transactions commit late, out of updatedAt order: what pages and naive
+    // high-water marks miss. One writes at once and commits late; the other begins, waits, and
+    // only then writes (its transaction is not a writer yet while it waits). Both stay within the
+    // service's write limit, as every write must, and stamp as the service does (write_stamp()).
+    const slowWriter = (writeLate: boolean) => async () => {
       if (app.running.services.db.kind !== 'postgres') return; // PGlite runs one transaction at a time
       while (!stop) {
         await app.running.services.db.transaction(async (tx) => {
+          await tx.query('SlowBegin', 'SELECT 1');
+          if (writeLate) await sleep(WRITE_TX_TIMEOUT_MS / 3);
           await tx.query(
             'SlowTouch',
-            `UPDATE listings SET price = price + 1, updated_at = now() WHERE partner_id = $1 AND external_reference = $2 AND price IS NOT NULL`,
+            `UPDATE listings SET price = price + 1, updated_at = write_stamp() WHERE partner_id = $1 AND external_reference = $2 AND price IS NOT NULL`,
             [partner.id, pick()],
           );
-          await sleep(WRITE_TX_TIMEOUT_MS / 2);
+          await sleep(WRITE_TX_TIMEOUT_MS / 3);
         });
         writes++;
       }
@@ -306,15 +332,15 @@ describe('incremental sync with cursors', () => {
       singleWriter,
       bulkWriter,
       statusWriter,
-      slowWriter,
-      slowWriter,
+      slowWriter(false),
+      slowWriter(true),
       reader,
     ].map(run);
     await sleep(4000);
     stop = true;
     await Promise.all(running);
     if (failures.length > 0) throw failures[0];
-    await sleep(HORIZON_MS + 200);
+    // Right after the last write is acknowledged, one more walk to the end must complete the copy.
     await follow(app, partner.secret, query, cursor, copy);
 
     const truth = await app.running.services.db.query<{
@@ -335,5 +361,102 @@ describe('incremental sync with cursors', () => {
         `listing ${row.id}`,
       );
     }
+  });
+});
+
+// A transaction held open by another session: only PostgreSQL has other sessions (PGlite runs one
+// transaction at a time, so a page there never meets an open write).
+describe('cursors wait for the writes still open, and for nothing else', {
+  skip: !process.env.DATABASE_URL && 'PostgreSQL only: PGlite has one connection',
+}, () => {
+  let app: TestApp;
+  let w: { id: string; secret: string };
+  let raw: pg.Client;
+  const query = 'status=all&pageSize=10';
+  const page = (cursor: string) =>
+    app.call('GET', `/api/external/v1/listings?${query}&cursor=${cursor}`, { secret: w.secret });
+  const put = async (ref: string, price = 1000) => {
+    const r = await app.call('PUT', `/api/external/v1/listings/${ref}`, {
+      secret: w.secret,
+      body: listingBody({ price }),
+    });
+    assert.ok(r.status < 300, r.text);
+  };
+  // The service's own statement, in a session the service does not control.
+  const rawWrite = (ref: string, price: number) =>
+    raw.query(
+      `UPDATE listings SET price = $3, updated_at = write_stamp() WHERE partner_id = $1 AND external_reference = $2`,
+      [w.id, ref, price],
+    );
+
+  before(async () => {
+    app = await bootApp();
+    const t = await createTree(app);
+    w = await createPartner(app, { roots: [t.ids.B!], scopes: ['read:listings', 'write:listings'] });
+    raw = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await raw.connect();
+  });
+  after(async () => {
+    await raw.query('ROLLBACK').catch(() => {});
+    await raw.end();
+    await app.close();
+  });
+
+  test('a write committed 3 s late: cursors hold before it the whole time, then pass it at once', async () => {
+    await put('HOLD-1');
+    const copy = new Map<string, Synced>();
+    const start = await follow(app, w.secret, query, undefined, copy);
+
+    await raw.query('BEGIN');
+    await rawWrite('HOLD-1', 777);
+    await put('HOLD-2'); // committed, stamped after the open write began
+    const heldSince = Date.now();
+    while (Date.now() - heldSince < 3000) {
+      const held = await page(start.cursor);
+      assert.equal(held.status, 200);
+      assert.deepEqual(
+        held.body.data.map((l: { externalReference: string }) => l.externalReference),
+        ['HOLD-2'],
+        'the committed later write is shown',
+      );
+      assert.equal(held.body.pagination.nextCursor, start.cursor, 'but the cursor may not pass it yet');
+      assert.equal(held.body.pagination.hasMore, true, 'and the walk is not over');
+      await sleep(250);
+    }
+    await raw.query('COMMIT');
+    const committedAt = Date.now();
+    const end = await follow(app, w.secret, query, start.cursor, copy);
+    const waited = Date.now() - committedAt;
+    assert.ok(waited < 1000, `the walk ended ${waited} ms after the commit`);
+    assert.equal(copy.get([...copy.keys()].find((id) => copy.get(id)!.price === 777) ?? '')?.price, 777);
+    assert.equal(copy.size, 2);
+    const poll = await page(end.cursor);
+    assert.deepEqual(poll.body.data, [], 'the cursor is past both');
+  });
+
+  test('a transaction that begins, waits and writes late holds nothing while it waits; its write lands after the cursor', async () => {
+    await put('LATE-1');
+    const copy = new Map<string, Synced>();
+    let cursor = (await follow(app, w.secret, query, undefined, copy)).cursor;
+
+    await raw.query('BEGIN');
+    await raw.query('SELECT 1'); // the transaction has begun (xact_start), and has written nothing
+    await sleep(300);
+    await put('LATE-2');
+    const passed = await follow(app, w.secret, query, cursor, copy);
+    assert.ok([...copy.values()].some((l) => l.price === 1000) && copy.size >= 2);
+    cursor = passed.cursor;
+    const afterPass = await page(cursor);
+    assert.deepEqual(afterPass.body.data, [], 'the cursor passed LATE-2 while the transaction was open');
+
+    await sleep(700);
+    await rawWrite('LATE-1', 888); // stamped now, after the cursor it could not see
+    await sleep(1000);
+    await raw.query('COMMIT');
+    await follow(app, w.secret, query, cursor, copy);
+    assert.ok(
+      [...copy.values()].some((l) => l.price === 888),
+      'the late write came after the cursor, and the next walk saw it',
+    );
   });
 });

@@ -79,8 +79,9 @@ async function assertKnownInScope(services: Services, access: Access, ids: strin
 /**
  * One page of a listing list, with its pagination block. Sorted by updatedAt (the default), the
  * page also carries a sync cursor: `nextCursor` points after the last listing that lies behind
- * the commit horizon, so no write still in flight can ever land behind it (docs/sync.md).
- * Listings newer than the horizon are shown but not passed: the next page shows them again.
+ * the commit horizon, so no write still open can ever land behind it (docs/sync.md). Listings
+ * newer than the horizon are shown but not passed: the next page shows them again. `hasMore` is
+ * false only when no listing of the filter lies after `nextCursor`, so a walk never stops short.
  */
 export async function listingPage(
   services: Services,
@@ -106,13 +107,16 @@ export async function listingPage(
   }
   const after = query.cursor !== undefined ? services.cursors.decode(query.cursor, print) : null;
   const offset = query.cursor !== undefined ? 0 : (query.page - 1) * query.pageSize;
-  const [rows, totalItems] = await Promise.all([
-    services.listings.page(filter, query.sort, query.pageSize, offset, {
-      after,
-      horizonMs: services.horizonMs,
-    }),
-    services.listings.count(filter),
-  ]);
+  const readPage = async () => {
+    // The horizon is read first, in a statement of its own: the page's snapshot is then taken
+    // after it and holds every commit behind it (store/sync-horizon.ts says why).
+    const horizon = syncing ? await services.syncHorizon.current() : null;
+    // One row more than shown tells whether anything follows the page.
+    const limit = syncing ? query.pageSize + 1 : query.pageSize;
+    return services.listings.page(filter, query.sort, limit, offset, { after, horizon });
+  };
+  const [fetched, totalItems] = await Promise.all([readPage(), services.listings.count(filter)]);
+  const rows = fetched.slice(0, query.pageSize);
   const pagination = {
     page: query.cursor !== undefined ? 1 : query.page,
     pageSize: query.pageSize,
@@ -121,22 +125,24 @@ export async function listingPage(
   };
   if (!syncing) return { data: rows.map((r) => r.listing), pagination };
   // Rows come in updatedAt order, so the settled ones are a prefix of the page.
-  const lastSettled = rows.filter((r) => r.settled).at(-1);
-  const resumeFrom = lastSettled
-    ? lastSettled.position
-    : query.cursor !== undefined
-      ? after
-      : offset === 0
-        ? null
-        : undefined;
-  const last = rows.at(-1);
+  const settledCount = rows.findIndex((r) => !r.settled);
+  const passed = settledCount === -1 ? rows.length : settledCount;
+  const resumeFrom =
+    passed > 0
+      ? rows[passed - 1]!.position
+      : query.cursor !== undefined
+        ? after
+        : offset === 0
+          ? null
+          : undefined;
   return {
     data: rows.map((r) => r.listing),
     pagination: {
       ...pagination,
       // A page-number request deep in the list without a settled row has no safe position to give.
       ...(resumeFrom !== undefined ? { nextCursor: services.cursors.encode(resumeFrom, print) } : {}),
-      hasMore: rows.length === query.pageSize && !!last?.settled,
+      // Everything fetched after the last passed row (the extra row included) lies after the cursor.
+      hasMore: fetched.length > passed,
     },
   };
 }

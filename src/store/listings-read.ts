@@ -99,32 +99,24 @@ function pageSource(
     ) l`;
 }
 
-/**
- * The instant up to which this database has seen every commit: now() on the primary; on a
- * streaming replica (DATABASE_READ_URL), the commit time of the last transaction it replayed, so
- * replication lag can never let a cursor pass a write the replica has not received yet.
- */
-const VISIBLE_UNTIL = `(CASE WHEN pg_is_in_recovery()
-    THEN least(now(), coalesce(pg_last_xact_replay_timestamp(), '-infinity'::timestamptz))
-    ELSE now() END)`;
-
 export function listingReadStore(db: Queryable, listingBaseUrl: string) {
   return {
     /**
      * One page in the given order; with `after`, strictly after that (updatedAt, id) position
-     * (keyset paging: deep pages cost what the first one does). `horizonMs` decides `settled`.
+     * (keyset paging: deep pages cost what the first one does). A row is `settled` when it lies
+     * before `horizon` (store/sync-horizon.ts), read before this call; null: nothing is.
      */
     async page(
       filter: ListingFilter,
       sort: Sort,
       limit: number,
       offset: number,
-      options: { after?: Position | null; horizonMs: number },
+      options: { after?: Position | null; horizon: string | null },
       tx: Queryable = db,
     ): Promise<PageRow[]> {
       const params: unknown[] = [];
       const source = pageSource(filter, sort, limit + offset, params, options.after);
-      params.push(limit, offset, options.horizonMs / 1000);
+      params.push(limit, offset, options.horizon ?? '-infinity');
       const n = params.length;
       // The page is chosen on the narrow listings index first, then joined: an OFFSET then skips
       // index entries rather than fully built rows. Positions are formatted after the LIMIT
@@ -137,7 +129,7 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string) {
            ORDER BY ${SORT_SQL[sort]} LIMIT $${n - 2} OFFSET $${n - 1}
          )
          SELECT to_char(page.pos AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS pos_ts,
-                page.pos < ${VISIBLE_UNTIL} - make_interval(secs => $${n}::float8) AS settled,
+                page.pos < $${n}::timestamptz AS settled,
                 ${LISTING_COLUMNS}
          FROM page JOIN listings l ON l.id = page.id ${LISTING_JOINS}
          ORDER BY ${SORT_SQL[sort]}`,

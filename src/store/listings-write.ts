@@ -65,6 +65,9 @@ function toJson(rows: readonly ListingRow[]): string {
   );
 }
 
+// Every time a write records is write_stamp(), not now(): one instant per transaction, taken only
+// after the transaction is visible as a writer, which is what lets sync cursors settle on the
+// writers still open (migration 005, docs/sync.md).
 const NEW_STATUS = 'CASE WHEN x.status_given THEN x.status ELSE l.status END';
 const NEW_DEALER = 'CASE WHEN x.dealer_given THEN x.dealer_profile_id ELSE l.dealer_profile_id END';
 
@@ -103,7 +106,10 @@ export function listingWriteStore(db: Queryable) {
       return existing(db, partnerId, references, false);
     },
 
-    /** Inserts the rows whose reference is new; a reference another transaction just created is skipped. */
+    /**
+     * Inserts the rows whose reference is new; a reference another transaction just created is
+     * skipped. createdAt and updatedAt come from the column defaults: write_stamp() (migration 005).
+     */
     async insertNew(
       partnerId: string,
       rows: readonly ListingRow[],
@@ -114,7 +120,7 @@ export function listingWriteStore(db: Queryable) {
         'InsertListings',
         `INSERT INTO listings (id, partner_id, external_reference, slug, dealer_profile_id, status, sold_at, ${COLUMNS.join(', ')})
          SELECT x.id, $1, x.reference, x.slug, x.dealer_profile_id, x.status,
-                CASE WHEN x.status = 'sold' THEN now() END, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
+                CASE WHEN x.status = 'sold' THEN write_stamp() END, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
          FROM ${RECORDSET}
          ORDER BY x.reference
          ON CONFLICT (partner_id, external_reference) DO NOTHING
@@ -138,9 +144,9 @@ export function listingWriteStore(db: Queryable) {
         `UPDATE listings l SET
            status = ${NEW_STATUS},
            dealer_profile_id = ${NEW_DEALER},
-           sold_at = CASE WHEN ${NEW_STATUS} = 'sold' THEN coalesce(l.sold_at, now()) END,
+           sold_at = CASE WHEN ${NEW_STATUS} = 'sold' THEN coalesce(l.sold_at, write_stamp()) END,
            ${COLUMNS.map((c) => `${c} = x.${c}`).join(',\n           ')},
-           updated_at = now()
+           updated_at = write_stamp()
          FROM ${RECORDSET}
          WHERE l.partner_id = $1 AND l.external_reference = x.reference
            AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
@@ -159,8 +165,8 @@ export function listingWriteStore(db: Queryable) {
     ): Promise<WrittenListing | undefined> {
       const rows = await tx.query<WrittenListing>(
         'SetListingStatus',
-        `UPDATE listings SET status = $3, sold_at = CASE WHEN $3 = 'sold' THEN coalesce(sold_at, now()) END,
-           updated_at = now()
+        `UPDATE listings SET status = $3, sold_at = CASE WHEN $3 = 'sold' THEN coalesce(sold_at, write_stamp()) END,
+           updated_at = write_stamp()
          WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
          RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
         [partnerId, reference, status],
@@ -177,7 +183,7 @@ export function listingWriteStore(db: Queryable) {
       await tx.query(
         'RecordStatusHistory',
         `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
-         SELECT id, dealer_profile_id, status, now()
+         SELECT id, dealer_profile_id, status, write_stamp()
          FROM jsonb_to_recordset($1::jsonb) AS h(id uuid, dealer_profile_id uuid, status text)`,
         [
           JSON.stringify(
