@@ -111,4 +111,47 @@ describe('listing counters', () => {
       assert.equal(location.stats.totalListings, row.total);
     }
   });
+
+  test('totalItems with updatedSince equals a real count at any point: before all, at each write, after all', async () => {
+    // Three writes apart in time, with sold and active listings, so every side of every point differs.
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = [ref(`since-${round}-a`), ref(`since-${round}-b`)];
+      const written = await bulk(app, secret, [
+        { externalReference: a, ...listingBody({ dealerProfileId: tree.ids.A1 }) },
+        { externalReference: b, ...listingBody({ dealerProfileId: tree.ids.B1 }) },
+      ]);
+      assert.equal(written.status, 200, written.text);
+      assert.equal((await setStatus(app, secret, b, { status: 'sold' })).status, 200);
+    }
+    const global = await createPartner(app, { global: true, scopes: ALL_SCOPES });
+    const stamps = (await sql(
+      app,
+      `SELECT DISTINCT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t
+       FROM listings ORDER BY 1`,
+    )) as { t: string }[];
+    const points = ['2000-01-01T00:00:00Z', ...stamps.map((r) => r.t).slice(-8), '2999-01-01T00:00:00Z'];
+    for (const [who, key, scope] of [
+      ['restricted', secret, dealers],
+      ['global', global.secret, null],
+    ] as const) {
+      for (const status of ['all', 'active', 'sold']) {
+        for (const since of points) {
+          const [{ n }] = (await sql(
+            app,
+            `SELECT count(*)::int AS n FROM listings
+             WHERE ($1::uuid[] IS NULL OR dealer_profile_id = ANY($1::uuid[])) AND ($2 = 'all' OR status = $2)
+               AND updated_at >= $3::timestamptz`,
+            [scope, status, since],
+          )) as [{ n: number }];
+          const page = await app.call(
+            'GET',
+            `${EXT}/listings?status=${status}&updatedSince=${encodeURIComponent(since)}&pageSize=1`,
+            { secret: key },
+          );
+          assert.equal(page.status, 200, page.text);
+          assert.equal(page.body.pagination.totalItems, n, `${who} status=${status} updatedSince=${since}`);
+        }
+      }
+    }
+  });
 });

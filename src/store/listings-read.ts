@@ -143,32 +143,57 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string) {
     },
 
     /**
-     * totalItems of a list. Filtered by dealers and status only (every list without updatedSince
-     * or mine=true), it sums the trigger-kept counters of migration 004: a few rows, however many
-     * listings there are. Otherwise it counts the listings.
+     * totalItems of a list, at a cost that does not grow with the number of matches. Filtered by
+     * dealers and status only, it sums the trigger-kept counters of migration 004. With
+     * `updatedSince` as well (a sync from some point), it counts whichever side of that point is
+     * smaller: the counters' total minus the listings before it when the point is old (a first
+     * full sync counts nothing), the listings from it on when it is recent. Counters and listings
+     * are read in one statement, so both come from one snapshot. `mine` and `externalReference`
+     * filters have no counters and are counted (a partner's own listings; 0 or 1 row).
      */
     async count(filter: ListingFilter, tx: Queryable = db): Promise<number> {
       const params: unknown[] = [];
-      if (filter.updatedSince === null && filter.partnerId === null && filter.reference === null) {
-        const clauses: string[] = [];
-        if (filter.profileIds !== null) {
-          params.push(filter.profileIds);
-          clauses.push(`dealer_profile_id = ANY($${params.length}::uuid[])`);
-        }
-        if (filter.status !== null) {
-          params.push(filter.status);
-          clauses.push(`status = $${params.length}`);
-        }
+      if (filter.partnerId !== null || filter.reference !== null) {
         const rows = await tx.query<{ n: number }>(
-          'CountListingsFromCounters',
-          `SELECT coalesce(sum(n), 0)::bigint AS n FROM listing_counts ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''}`,
+          'CountListings',
+          `SELECT count(*) AS n FROM listings l ${where(filter, params)}`,
           params,
         );
         return rows[0]!.n;
       }
+      const counters: string[] = [];
+      const listings: string[] = [];
+      if (filter.profileIds !== null) {
+        params.push(filter.profileIds);
+        counters.push(`dealer_profile_id = ANY($${params.length}::uuid[])`);
+        listings.push(`l.dealer_profile_id = ANY($${params.length}::uuid[])`);
+      }
+      // Naming every status lets the (dealer, status, updated_at) index range over updated_at.
+      params.push(filter.status !== null ? [filter.status] : STATUSES);
+      counters.push(`status = ANY($${params.length}::text[])`);
+      listings.push(`l.status = ANY($${params.length}::text[])`);
+      const total = `SELECT coalesce(sum(n), 0)::bigint AS n FROM listing_counts WHERE ${counters.join(' AND ')}`;
+      if (filter.updatedSince === null) {
+        const rows = await tx.query<{ n: number }>('CountListingsFromCounters', total, params);
+        return rows[0]!.n;
+      }
+      params.push(filter.updatedSince);
+      const since = `$${params.length}::timestamptz`;
+      const match = listings.join(' AND ');
+      // The side before the point is counted only up to half the total: past that, the other
+      // side is the smaller one and is counted instead (so at most about half is ever counted).
       const rows = await tx.query<{ n: number }>(
-        'CountListings',
-        `SELECT count(*) AS n FROM listings l ${where(filter, params)}`,
+        'CountListingsSince',
+        `WITH total AS (${total}),
+         before AS (
+           SELECT count(*)::bigint AS n FROM (
+             SELECT 1 FROM listings l WHERE ${match} AND l.updated_at < ${since}
+             LIMIT (SELECT n / 2 + 1 FROM total)
+           ) b
+         )
+         SELECT CASE WHEN before.n <= total.n / 2 THEN total.n - before.n
+                ELSE (SELECT count(*) FROM listings l WHERE ${match} AND l.updated_at >= ${since}) END AS n
+         FROM total, before`,
         params,
       );
       return rows[0]!.n;
