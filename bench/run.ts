@@ -34,6 +34,7 @@ import {
   rowFactory,
   secretOf,
 } from './lib/scenarios.js';
+import { writeToVisible } from './lib/write-visible.js';
 
 const { values } = parseArgs({
   options: {
@@ -192,6 +193,45 @@ if (wanted('cursor-to-end')) {
 
 // --- Writes.
 const run = Date.now().toString(36);
+
+// A write acknowledged → passed by a sync cursor, quiet and under a write held open for 3 s.
+const visibleHttp = {
+  get: async (p: string) => JSON.parse(await get(p, 'global')),
+  async put(p: string, body: unknown) {
+    const res = await request(`${service.url}${API}${p}`, {
+      method: 'PUT',
+      dispatcher: service.dispatcher,
+      headers: { ...auth('global'), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`PUT ${p}: ${res.statusCode} ${text.slice(0, 300)}`);
+  },
+};
+const smoke = durationS <= 1;
+for (const [name, hold] of [
+  ['write-visible', undefined],
+  ['write-visible-held-3s', databaseUrl ? { databaseUrl, ms: 3000 } : undefined],
+] as const) {
+  if (!wanted(name) || (name !== 'write-visible' && !hold)) continue;
+  log(name);
+  const measured = await writeToVisible(visibleHttp, {
+    samples: hold ? (smoke ? 3 : 20) : smoke ? 10 : 200,
+    body: (reference) => listingBody(reference, 1),
+    run: `${run}-${name}`,
+    ...(hold ? { hold } : {}),
+  });
+  if (measured.skipped > 0) throw new Error(`${name}: the cursor walk skipped ${measured.skipped} changes`);
+  results.push({
+    name,
+    connections: 1,
+    service: measured,
+    statements: [
+      `${measured.requests} writes; write acknowledged → passed by the cursor; skipped ${measured.skipped}`,
+    ],
+  });
+}
+
 if (wanted('put-single')) {
   log('put-single');
   let n = 0;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { listingReadStore } from '../src/store/listings-read.js';
 import {
   ALL_SCOPES,
   bootApp,
@@ -150,6 +151,26 @@ describe('listing counters', () => {
           );
           assert.equal(page.status, 200, page.text);
           assert.equal(page.body.pagination.totalItems, n, `${who} status=${status} updatedSince=${since}`);
+          // Every way of counting (a probe of 1 row makes the other sides run), the same number.
+          for (const probe of [1, 3]) {
+            const store = listingReadStore(app.running.services.readDb, 'https://x', probe);
+            const filter = {
+              profileIds: scope,
+              status: status === 'all' ? null : status,
+              updatedSince: new Date(since),
+              partnerId: null,
+              reference: null,
+            };
+            // Date keeps milliseconds only: compare with the count at that millisecond.
+            const [{ m }] = (await sql(
+              app,
+              `SELECT count(*)::int AS m FROM listings
+               WHERE ($1::uuid[] IS NULL OR dealer_profile_id = ANY($1::uuid[])) AND ($2 = 'all' OR status = $2)
+                 AND updated_at >= $3::timestamptz`,
+              [scope, status, new Date(since).toISOString()],
+            )) as [{ m: number }];
+            assert.equal(await store.count(filter), m, `probe ${probe}, ${who} ${status} ${since}`);
+          }
         }
       }
     }

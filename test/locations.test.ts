@@ -205,6 +205,65 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
     );
   });
 
+  test('opt-in pages: pageSize and cursor walk the same list in the same order, nothing twice or missing', async () => {
+    const whole = await locations(partnerAB);
+    assert.equal(whole.pagination, undefined, 'no paging unless asked for');
+    for (const [params, expected] of [
+      [{}, ids(whole.data)],
+      [{ search: 'dealer a' }, ids((await locations(partnerAB, { search: 'dealer a' })).data)],
+      [{ parentId: id.A! }, ids((await locations(partnerAB, { parentId: id.A! })).data)],
+    ] as [Params, string[]][]) {
+      for (const size of [1, 2, 3]) {
+        const walked: string[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        for (;;) {
+          const page = await locations(partnerAB, {
+            ...params,
+            pageSize: size,
+            ...(cursor ? { cursor } : {}),
+          });
+          assert.ok(page.data.length <= size);
+          assert.equal(page.meta.total, expected.length, 'meta.total counts every page');
+          assert.equal(page.pagination.pageSize, size);
+          walked.push(...ids(page.data));
+          cursor = page.pagination.nextCursor;
+          pages++;
+          if (!page.pagination.hasMore) break;
+        }
+        assert.deepEqual(walked, expected, `${JSON.stringify(params)} pageSize ${size}`);
+        assert.equal(pages, Math.max(1, Math.ceil(expected.length / size)), 'hasMore is exact');
+        // The last cursor resumes after the end: nothing more.
+        const end = await locations(partnerAB, { ...params, pageSize: size, cursor: cursor! });
+        assert.deepEqual([end.data, end.pagination.hasMore], [[], false]);
+      }
+    }
+    // With stats, only the page's locations are counted, and they match the unpaged answer.
+    const first = await locations(partnerAB, { pageSize: 2 });
+    for (const l of first.data)
+      assert.deepEqual(l.stats, whole.data.find((w: { id: string }) => w.id === l.id).stats);
+    // Aliases, the clamp, a cursor alone (default page size), and the cursor's filters.
+    assert.equal((await locations(partnerAB, { limit: 100000 })).pagination.pageSize, 500);
+    assert.equal((await locations(partnerAB, { page_size: 2 })).data.length, 2);
+    const alone = await locations(partnerAB, { cursor: first.pagination.nextCursor });
+    assert.deepEqual(ids(alone.data), ids(whole.data).slice(2));
+    const mismatched = await app.call(
+      'GET',
+      `${EXT}/locations?search=gent&cursor=${first.pagination.nextCursor}`,
+      { secret: partnerAB },
+    );
+    assertInvalidQuery(mismatched, 'cursor');
+    const listingCursor = (await getOk(app, partnerAB, '/listings?pageSize=1')).pagination.nextCursor;
+    assertInvalidQuery(
+      await app.call('GET', `${EXT}/locations?cursor=${listingCursor}`, { secret: partnerAB }),
+      'cursor',
+    );
+    assertInvalidQuery(
+      await app.call('GET', `${EXT}/locations?pageSize=0`, { secret: partnerAB }),
+      'pageSize',
+    );
+  });
+
   test("withCounts (default true): counts of each location's own listings; no average on a fresh history", async () => {
     // As on a fresh database (a reused PostgreSQL database may have been moved back by a run).
     await sql(app, 'UPDATE service_info SET history_started_at = now()');

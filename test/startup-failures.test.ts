@@ -23,7 +23,9 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    // Generous: several of these start a fresh embedded database first, and in CI two test passes
+    // share two cores (one such start took over 20 s there).
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, err });

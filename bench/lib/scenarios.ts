@@ -43,6 +43,15 @@ export const READS: ReadScenario[] = [
   // The cursor path is filled in at run time (a cursor 400 pages deep).
   { name: 'list-global-cursor-400', who: 'global', path: '', kind: 'list' },
   { name: 'locations-500-with-counts', who: 'wide', path: '/locations?withCounts=true', kind: 'locations' },
+  // A first full sync's page (every listing since long ago) against the same page without the
+  // date: totalItems must not cost a count of every match (issue 17).
+  {
+    name: 'sync-global-200',
+    who: 'global',
+    path: '/listings?status=all&updatedSince=2000-01-01T00:00:00Z&pageSize=200',
+    kind: 'list',
+  },
+  { name: 'all-global-200', who: 'global', path: '/listings?status=all&pageSize=200', kind: 'list' },
 ];
 
 /**

@@ -1969,6 +1969,14 @@ export interface operations {
                 withCounts?: boolean;
                 /** @description Case-insensitive substring of company, full or display name, city, province or location code. */
                 search?: string;
+                /** @description Opt-in paging for large scopes: at most this many locations per answer (default without it: all of them; above 500 is clamped), with pagination.nextCursor for the next page. Aliases: page_size, limit. */
+                pageSize?: number;
+                /** @description Alias of pageSize. */
+                page_size?: number;
+                /** @description Alias of pageSize. */
+                limit?: number;
+                /** @description pagination.nextCursor of an earlier page, with the same parentId, includeChildren and search: continue after it (pageSize defaults to 100). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1992,7 +2000,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Location"][];
+                        /** @description Only when the request asked for pages (pageSize or cursor). */
+                        pagination?: {
+                            pageSize: number;
+                            /** @description Send back as cursor (same filters) for the next page; store it to resume. */
+                            nextCursor: string;
+                            /** @description false only when no location follows this page. */
+                            hasMore: boolean;
+                        };
                         meta: {
+                            /** @description Every location the filters match, on all pages. */
                             total: number;
                             profileIds: string[];
                             rootProfileIds: string[];

@@ -1,7 +1,8 @@
 import type { Services } from '../services.js';
-import type { Dealer } from '../store/dealers.js';
+import type { Dealer, DealerPosition } from '../store/dealers.js';
 import type { LocationStats } from '../store/location-stats.js';
 import { type Access, assertInScope } from './access.js';
+import { fingerprint, type Position } from './cursor.js';
 import { profileForbidden } from './errors.js';
 
 export interface LocationQuery {
@@ -9,9 +10,24 @@ export interface LocationQuery {
   includeChildren: boolean;
   withCounts: boolean;
   search: string | undefined;
+  /** Opt-in paging for large scopes: at most this many per answer (clamped to MAX_LOCATION_PAGE). */
+  pageSize: number | undefined;
+  /** pagination.nextCursor of an earlier page, with the same filters. */
+  cursor: string | undefined;
 }
 
+export const MAX_LOCATION_PAGE = 500;
+export const DEFAULT_LOCATION_PAGE = 100;
+
 export type Location = Dealer & { isRoot: boolean; stats?: LocationStats };
+
+export interface LocationList {
+  data: Location[];
+  /** Every location the filters match, on all pages. */
+  total: number;
+  /** Present when the request asked for pages (pageSize or cursor). */
+  pagination?: { pageSize: number; nextCursor: string; hasMore: boolean };
+}
 
 /**
  * GET /locations: with parentId, that parent's children (and deeper descendants when
@@ -22,7 +38,7 @@ export async function findLocations(
   services: Services,
   access: Access,
   query: LocationQuery,
-): Promise<Location[]> {
+): Promise<LocationList> {
   const roots = access.scope === 'global' ? await services.dealers.children(null) : access.rootProfileIds;
   let ids: string[];
   if (query.parentId) {
@@ -44,25 +60,51 @@ export async function findLocations(
     ids = roots;
   }
   const all = query.includeChildren && !query.parentId && access.scope === 'global';
-  let dealers = await services.dealers.list(all ? null : ids);
-  if (query.search) {
-    const needle = query.search.toLowerCase();
-    dealers = dealers.filter((d) =>
-      [d.companyName, d.fullName, d.displayName, d.city, d.province, d.locationCode].some((v) =>
-        v?.toLowerCase().includes(needle),
-      ),
-    );
-  }
+  const scope = all ? null : ids;
+  const paged = query.pageSize !== undefined || query.cursor !== undefined;
+  // A cursor belongs to the filters it was issued with (as for listings).
+  const print = fingerprint({
+    context: 'locations',
+    parentId: query.parentId ?? null,
+    includeChildren: query.includeChildren,
+    search: query.search ?? null,
+  });
+  const after =
+    query.cursor !== undefined ? fromPosition(services.cursors.decode(query.cursor, print)) : null;
+  const pageSize = Math.min(query.pageSize ?? DEFAULT_LOCATION_PAGE, MAX_LOCATION_PAGE);
+  const [found, total] = await Promise.all([
+    // One more than shown tells whether anything follows.
+    services.dealers.find(scope, { search: query.search, after, ...(paged ? { limit: pageSize + 1 } : {}) }),
+    paged ? services.dealers.countMatching(scope, query.search) : undefined,
+  ]);
+  const shown = paged ? found.slice(0, pageSize) : found;
   const rootSet = new Set(roots);
   const stats = query.withCounts
     ? await services.locationStats.forLocations(
-        dealers.map((d) => d.id),
+        shown.map((r) => r.dealer.id),
         services.now(),
       )
     : undefined;
-  return dealers.map((d) => ({
-    ...d,
-    isRoot: rootSet.has(d.id),
-    ...(stats ? { stats: stats.get(d.id)! } : {}),
+  const data = shown.map(({ dealer }) => ({
+    ...dealer,
+    isRoot: rootSet.has(dealer.id),
+    ...(stats ? { stats: stats.get(dealer.id)! } : {}),
   }));
+  if (!paged) return { data, total: data.length };
+  const last = shown.at(-1);
+  const resume = last ? last.position : after;
+  return {
+    data,
+    total: total!,
+    pagination: {
+      pageSize,
+      nextCursor: services.cursors.encode(resume ? { ts: resume.key, id: resume.id } : null, print),
+      hasMore: found.length > shown.length,
+    },
+  };
+}
+
+/** The cursor codec stores a pair; for locations its first member is the sort key, not a time. */
+function fromPosition(position: Position | null): DealerPosition | null {
+  return position ? { key: position.ts, id: position.id } : null;
 }

@@ -91,6 +91,17 @@ const WRITABLE = [
   ['logoUrl', 'logo_url'],
 ] as const;
 
+/** The order of GET /locations: display name (or code) case-insensitively, then id. */
+const SORT_KEY = 'lower(coalesce(d.display_name, d.location_code))';
+/** The columns `search` looks in (decisions.md: company, full and display name, city, province, code). */
+const SEARCHED = ['company_name', 'full_name', 'display_name', 'city', 'province', 'location_code'];
+
+/** A place in the GET /locations order. */
+export interface DealerPosition {
+  key: string;
+  id: string;
+}
+
 const SELECT_DEALER = `SELECT ${DEALER_COLUMNS} FROM dealer_profiles d LEFT JOIN dealer_profiles p ON p.id = d.parent_id`;
 
 export function dealerStore(db: Queryable) {
@@ -166,13 +177,55 @@ export function dealerStore(db: Queryable) {
     },
 
     async list(ids: readonly string[] | null, tx: Queryable = db): Promise<Dealer[]> {
-      const rows = await tx.query<DealerRow>(
+      return (await this.find(ids, {}, tx)).map((r) => r.dealer);
+    },
+
+    /**
+     * Profiles among `ids` (null: all) in the order of GET /locations (display name, then id),
+     * matching `search` (a case-insensitive substring of the searchable fields), strictly after
+     * `after` and at most `limit` of them; each with its place in that order, for cursors.
+     */
+    async find(
+      ids: readonly string[] | null,
+      options: { search?: string | undefined; after?: DealerPosition | null; limit?: number },
+      tx: Queryable = db,
+    ): Promise<{ dealer: Dealer; position: DealerPosition }[]> {
+      const params: unknown[] = [ids];
+      const clauses = ['($1::uuid[] IS NULL OR d.id = ANY($1::uuid[]))'];
+      if (options.search) {
+        params.push(options.search.toLowerCase());
+        clauses.push(
+          `(${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), $${params.length}) > 0`).join(' OR ')})`,
+        );
+      }
+      if (options.after) {
+        params.push(options.after.key, options.after.id);
+        clauses.push(`(${SORT_KEY}, d.id) > ($${params.length - 1}, $${params.length}::uuid)`);
+      }
+      if (options.limit !== undefined) params.push(options.limit);
+      const rows = await tx.query<DealerRow & { sort_key: string }>(
         'ListDealers',
-        `${SELECT_DEALER} WHERE ($1::uuid[] IS NULL OR d.id = ANY($1::uuid[]))
-         ORDER BY lower(coalesce(d.display_name, d.location_code)), d.id`,
-        [ids],
+        `${SELECT_DEALER.replace('SELECT ', `SELECT ${SORT_KEY} AS sort_key, `)} WHERE ${clauses.join(' AND ')}
+         ORDER BY ${SORT_KEY}, d.id${options.limit !== undefined ? ` LIMIT $${params.length}` : ''}`,
+        params,
       );
-      return rows.map((r) => rowToDealer(r));
+      return rows.map((r) => ({ dealer: rowToDealer(r), position: { key: r.sort_key, id: r.id as string } }));
+    },
+
+    /** How many profiles among `ids` (null: all) match `search`. */
+    async countMatching(ids: readonly string[] | null, search: string | undefined, tx: Queryable = db) {
+      const params: unknown[] = [ids];
+      let where = '($1::uuid[] IS NULL OR d.id = ANY($1::uuid[]))';
+      if (search) {
+        params.push(search.toLowerCase());
+        where += ` AND (${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), $2) > 0`).join(' OR ')})`;
+      }
+      const rows = await tx.query<{ n: number }>(
+        'CountDealers',
+        `SELECT count(*)::bigint AS n FROM dealer_profiles d WHERE ${where}`,
+        params,
+      );
+      return rows[0]!.n;
     },
 
     /** Ids of profiles with these location codes (matched case-insensitively), keyed by lower-case code. */

@@ -99,7 +99,11 @@ function pageSource(
     ) l`;
 }
 
-export function listingReadStore(db: Queryable, listingBaseUrl: string) {
+/**
+ * `sideProbe`: how many listings before an updatedSince point are counted before the other side
+ * is tried (see count); tests lower it to reach every branch with a few listings.
+ */
+export function listingReadStore(db: Queryable, listingBaseUrl: string, sideProbe = 5000) {
   return {
     /**
      * One page in the given order; with `after`, strictly after that (updatedAt, id) position
@@ -180,20 +184,21 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string) {
       params.push(filter.updatedSince);
       const since = `$${params.length}::timestamptz`;
       const match = listings.join(' AND ');
-      // The side before the point is counted only up to half the total: past that, the other
-      // side is the smaller one and is counted instead (so at most about half is ever counted).
+      // First the side before the point, up to `sideProbe` rows: an old point (a first full sync)
+      // ends here. Otherwise the side from the point on, up to half the total: a recent point ends
+      // there. Only a point near the middle counts a whole side (about half of the matches).
+      const before = `SELECT 1 FROM listings l WHERE ${match} AND l.updated_at < ${since}`;
+      const from = `SELECT 1 FROM listings l WHERE ${match} AND l.updated_at >= ${since}`;
       const rows = await tx.query<{ n: number }>(
         'CountListingsSince',
         `WITH total AS (${total}),
-         before AS (
-           SELECT count(*)::bigint AS n FROM (
-             SELECT 1 FROM listings l WHERE ${match} AND l.updated_at < ${since}
-             LIMIT (SELECT n / 2 + 1 FROM total)
-           ) b
-         )
-         SELECT CASE WHEN before.n <= total.n / 2 THEN total.n - before.n
-                ELSE (SELECT count(*) FROM listings l WHERE ${match} AND l.updated_at >= ${since}) END AS n
-         FROM total, before`,
+         probe AS (SELECT count(*)::bigint AS n FROM (${before} LIMIT ${sideProbe}) b),
+         recent AS (SELECT count(*)::bigint AS n FROM (${from} LIMIT (SELECT n / 2 + 1 FROM total)) f)
+         SELECT CASE
+           WHEN probe.n < ${sideProbe} THEN total.n - probe.n
+           WHEN (SELECT n FROM recent) <= total.n / 2 THEN (SELECT n FROM recent)
+           ELSE total.n - (SELECT count(*) FROM (${before}) b) END AS n
+         FROM total, probe`,
         params,
       );
       return rows[0]!.n;

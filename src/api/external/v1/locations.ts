@@ -5,10 +5,10 @@ import { inScope } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
 import { isStorableText } from '../../../domain/listing-input.js';
 import { listingFilter, listingPage } from '../../../domain/listing-query.js';
-import { findLocations } from '../../../domain/locations.js';
+import { DEFAULT_LOCATION_PAGE, findLocations, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
 import { partnerMeta } from '../../../http/auth.js';
 import type { Services } from '../../../services.js';
-import { booleanParam, pick, uuidParam } from '../../schemas/query.js';
+import { booleanParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 import { paging, resolvePaging } from './listing-query-schema.js';
 import { appliedFilters, listingListResponse } from './listings.js';
@@ -28,12 +28,28 @@ export const locationsQuery = z
       .describe(
         'Case-insensitive substring of company, full or display name, city, province or location code.',
       ),
+    pageSize: positiveIntParam
+      .optional()
+      .describe(
+        `Opt-in paging for large scopes: at most this many locations per answer (default without it: all of them; above ${MAX_LOCATION_PAGE} is clamped), with pagination.nextCursor for the next page. Aliases: page_size, limit.`,
+      ),
+    page_size: positiveIntParam.optional().describe('Alias of pageSize.'),
+    limit: positiveIntParam.optional().describe('Alias of pageSize.'),
+    cursor: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe(
+        `pagination.nextCursor of an earlier page, with the same parentId, includeChildren and search: continue after it (pageSize defaults to ${DEFAULT_LOCATION_PAGE}).`,
+      ),
   })
   .transform((q) => ({
     parentId: pick(q.parentId, q.parent_id),
     includeChildren: q.includeChildren ?? true,
     withCounts: q.withCounts ?? true,
     search: q.search || undefined,
+    pageSize: pick(q.pageSize, q.page_size, q.limit),
+    cursor: q.cursor || undefined,
   }));
 
 const locationListingsQuery = z
@@ -66,8 +82,18 @@ export function locationRoutes(services: Services): FastifyPluginAsync {
           response: {
             200: z.object({
               data: z.array(locationSchema),
+              pagination: z
+                .object({
+                  pageSize: z.number().int(),
+                  nextCursor: z
+                    .string()
+                    .describe('Send back as cursor (same filters) for the next page; store it to resume.'),
+                  hasMore: z.boolean().describe('false only when no location follows this page.'),
+                })
+                .optional()
+                .describe('Only when the request asked for pages (pageSize or cursor).'),
               meta: z.object({
-                total: z.number().int(),
+                total: z.number().int().describe('Every location the filters match, on all pages.'),
                 profileIds: z.array(z.string()),
                 rootProfileIds: z.array(z.string()),
                 filters: z.object({ parentId: z.string().nullable(), search: z.string().nullable() }),
@@ -81,11 +107,12 @@ export function locationRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const partner = request.partner!;
         const query = request.query;
-        const data = await findLocations(services, partner.access, query);
+        const { data, total, pagination } = await findLocations(services, partner.access, query);
         return {
           data,
+          ...(pagination ? { pagination } : {}),
           meta: {
-            total: data.length,
+            total,
             profileIds: partner.access.profileIds,
             rootProfileIds: partner.access.rootProfileIds,
             filters: { parentId: query.parentId ?? null, search: query.search ?? null },
