@@ -20,6 +20,16 @@ BEGIN
   RETURN stamp::timestamptz;
 END $$;
 
+-- A listing's new updatedAt: the transaction's stamp, but always after the version it replaces. A
+-- transaction can take its stamp, then wait for a row lock held by a writer that stamped later;
+-- without this its newer version would carry the older time, and a client keeping "the greater
+-- updatedAt" would keep the version it replaced. One millisecond: the API shows milliseconds, so
+-- the later version is later there too. Only ever later than write_stamp(), so the horizon
+-- argument holds unchanged.
+CREATE FUNCTION next_updated_at(previous timestamptz) RETURNS timestamptz LANGUAGE sql VOLATILE AS $$
+  SELECT greatest(write_stamp(), previous + interval '1 millisecond')
+$$;
+
 ALTER TABLE listings
   ALTER COLUMN created_at SET DEFAULT write_stamp(),
   ALTER COLUMN updated_at SET DEFAULT write_stamp();

@@ -297,7 +297,7 @@ describe('incremental sync with cursors', () => {
     // Writers whose transactions commit late, out of updatedAt order: what pages and naive
     // high-water marks miss. One writes at once and commits late; the other begins, waits, and
     // only then writes (its transaction is not a writer yet while it waits). Both stay within the
-    // service's write limit, as every write must, and stamp as the service does (write_stamp()).
+    // service's write limit, as every write must, and stamp as the service does (next_updated_at()).
     const slowWriter = (writeLate: boolean) => async () => {
       if (app.running.services.db.kind !== 'postgres') return; // PGlite runs one transaction at a time
       while (!stop) {
@@ -306,7 +306,7 @@ describe('incremental sync with cursors', () => {
           if (writeLate) await sleep(WRITE_TX_TIMEOUT_MS / 3);
           await tx.query(
             'SlowTouch',
-            `UPDATE listings SET price = price + 1, updated_at = write_stamp() WHERE partner_id = $1 AND external_reference = $2 AND price IS NOT NULL`,
+            `UPDATE listings SET price = price + 1, updated_at = next_updated_at(updated_at) WHERE partner_id = $1 AND external_reference = $2 AND price IS NOT NULL`,
             [partner.id, pick()],
           );
           await sleep(WRITE_TX_TIMEOUT_MS / 3);
@@ -382,10 +382,16 @@ describe('cursors wait for the writes still open, and for nothing else', {
     });
     assert.ok(r.status < 300, r.text);
   };
+  const getOne = async (ref: string) =>
+    (
+      await app.call('GET', `/api/external/v1/listings?status=all&externalReference=${ref}`, {
+        secret: w.secret,
+      })
+    ).body.data[0];
   // The service's own statement, in a session the service does not control.
   const rawWrite = (ref: string, price: number) =>
     raw.query(
-      `UPDATE listings SET price = $3, updated_at = write_stamp() WHERE partner_id = $1 AND external_reference = $2`,
+      `UPDATE listings SET price = $3, updated_at = next_updated_at(updated_at) WHERE partner_id = $1 AND external_reference = $2`,
       [w.id, ref, price],
     );
 
@@ -458,5 +464,41 @@ describe('cursors wait for the writes still open, and for nothing else', {
       [...copy.values()].some((l) => l.price === 888),
       'the late write came after the cursor, and the next walk saw it',
     );
+  });
+
+  test('a write that took its stamp and then waited for a row lock still ends with a later updatedAt', async () => {
+    await put('LOCK-1');
+    const early = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await early.connect();
+    try {
+      // `early` stamps first, then queues behind `raw`'s lock; `raw` stamps later and commits first.
+      await raw.query('BEGIN');
+      await raw.query('SELECT 1 FROM listings WHERE partner_id = $1 AND external_reference = $2 FOR UPDATE', [
+        w.id,
+        'LOCK-1',
+      ]);
+      await early.query('BEGIN');
+      await early.query('SELECT write_stamp()');
+      await sleep(20);
+      const queued = early.query(
+        `UPDATE listings SET price = 2222, updated_at = next_updated_at(updated_at) WHERE partner_id = $1 AND external_reference = $2`,
+        [w.id, 'LOCK-1'],
+      );
+      await rawWrite('LOCK-1', 1111);
+      await raw.query('COMMIT');
+      const between = (await getOne('LOCK-1')) as { price: number; updatedAt: string };
+      assert.equal(between.price, 1111);
+      await queued;
+      await early.query('COMMIT');
+      const last = (await getOne('LOCK-1')) as { price: number; updatedAt: string };
+      assert.equal(last.price, 2222);
+      assert.ok(
+        last.updatedAt > between.updatedAt,
+        `the later version carries the later time (${last.updatedAt} after ${between.updatedAt})`,
+      );
+    } finally {
+      await early.query('ROLLBACK').catch(() => {});
+      await early.end();
+    }
   });
 });

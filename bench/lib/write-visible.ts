@@ -70,7 +70,7 @@ export async function writeToVisible(
       while (holding) {
         await c.query('BEGIN');
         await c.query(
-          `UPDATE listings SET mileage = coalesce(mileage, 0) + 1, updated_at = write_stamp() WHERE external_reference = $1`,
+          `UPDATE listings SET mileage = coalesce(mileage, 0) + 1, updated_at = next_updated_at(updated_at) WHERE external_reference = $1`,
           [target],
         );
         began();

@@ -67,7 +67,8 @@ function toJson(rows: readonly ListingRow[]): string {
 
 // Every time a write records is write_stamp(), not now(): one instant per transaction, taken only
 // after the transaction is visible as a writer, which is what lets sync cursors settle on the
-// writers still open (migration 005, docs/sync.md).
+// writers still open (migration 005, docs/sync.md). An update's updatedAt is next_updated_at():
+// that instant, or just after the version it replaces when that is later (a lock wait).
 const NEW_STATUS = 'CASE WHEN x.status_given THEN x.status ELSE l.status END';
 const NEW_DEALER = 'CASE WHEN x.dealer_given THEN x.dealer_profile_id ELSE l.dealer_profile_id END';
 
@@ -146,7 +147,7 @@ export function listingWriteStore(db: Queryable) {
            dealer_profile_id = ${NEW_DEALER},
            sold_at = CASE WHEN ${NEW_STATUS} = 'sold' THEN coalesce(l.sold_at, write_stamp()) END,
            ${COLUMNS.map((c) => `${c} = x.${c}`).join(',\n           ')},
-           updated_at = write_stamp()
+           updated_at = next_updated_at(l.updated_at)
          FROM ${RECORDSET}
          WHERE l.partner_id = $1 AND l.external_reference = x.reference
            AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
@@ -166,7 +167,7 @@ export function listingWriteStore(db: Queryable) {
       const rows = await tx.query<WrittenListing>(
         'SetListingStatus',
         `UPDATE listings SET status = $3, sold_at = CASE WHEN $3 = 'sold' THEN coalesce(sold_at, write_stamp()) END,
-           updated_at = write_stamp()
+           updated_at = next_updated_at(updated_at)
          WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
          RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
         [partnerId, reference, status],
