@@ -89,6 +89,32 @@ export function targets(runs: Run[]): Target[] {
       met: locations.service.p95 < 50,
     });
   }
+  const sync = find('postgres-1m', 'sync-global-200');
+  const plain = find('postgres-1m', 'all-global-200');
+  if (sync && plain) {
+    const ratio = r2(sync.service.p50 / plain.service.p50);
+    out.push({
+      target: 'sync page (updatedSince long ago) ≤ 1.5 × the same page without it (p50, 1M)',
+      measured: `${ratio}`,
+      met: ratio <= 1.5,
+    });
+  }
+  const visible = find('postgres-1m', 'write-visible');
+  if (visible) {
+    out.push({
+      target: 'write acknowledged → passed by a cursor, quiet service: p99 < 1 s',
+      measured: `${visible.service.p99} ms`,
+      met: visible.service.p99 < 1000,
+    });
+  }
+  const held = find('postgres-1m', 'write-visible-held-3s');
+  if (held) {
+    out.push({
+      target: 'under a write held open 3 s: cursors wait for it (p99 ≤ 4 s) and skip nothing',
+      measured: `p99 ${held.service.p99} ms, skipped ${(held.service as { skipped?: number }).skipped ?? '?'}`,
+      met: held.service.p99 <= 4000 && (held.service as { skipped?: number }).skipped === 0,
+    });
+  }
   const lite = runs.find((r) => r.label === 'pglite-100k');
   for (const s of lite?.scenarios ?? []) {
     const base = find('postgres-100k', s.name);
