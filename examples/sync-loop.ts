@@ -70,8 +70,9 @@ async function catchUp(state: State): Promise<number> {
   let changed = 0;
   for (;;) {
     const page = await fetchPage(state.cursor);
+    const stalled = page.pagination.hasMore && page.pagination.nextCursor === state.cursor;
     for (const listing of page.data) {
-      // A listing can come twice (its page was handed out before the horizon passed it); keep the newest.
+      // A listing can come twice (shown before a write still open let the cursor pass it); keep the newest.
       const known = state.listings[listing.id];
       if (!known || known.updatedAt <= listing.updatedAt) {
         state.listings[listing.id] = listing;
@@ -81,6 +82,9 @@ async function catchUp(state: State): Promise<number> {
     state.cursor = page.pagination.nextCursor ?? state.cursor;
     save(state);
     if (!page.pagination.hasMore) return changed;
+    // More follows, but the cursor could not move: a write that began earlier is still open (at
+    // most the service's write limit). Ask again shortly rather than at full speed.
+    if (stalled) await sleep(250);
   }
 }
 

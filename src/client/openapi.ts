@@ -488,7 +488,7 @@ export interface operations {
                             totalPages: number;
                             /** @description With sort=updatedAt: pass as cursor= to continue strictly after this page. Store the last one to resume later. */
                             nextCursor?: string;
-                            /** @description With sort=updatedAt: more listings can be fetched now with nextCursor. */
+                            /** @description With sort=updatedAt: false only when no listing of the filters lies after nextCursor. true with an unchanged nextCursor: a write that began earlier is still open; ask again shortly. */
                             hasMore?: boolean;
                         };
                         meta: {
@@ -2230,7 +2230,7 @@ export interface operations {
                             totalPages: number;
                             /** @description With sort=updatedAt: pass as cursor= to continue strictly after this page. Store the last one to resume later. */
                             nextCursor?: string;
-                            /** @description With sort=updatedAt: more listings can be fetched now with nextCursor. */
+                            /** @description With sort=updatedAt: false only when no listing of the filters lies after nextCursor. true with an unchanged nextCursor: a write that began earlier is still open; ask again shortly. */
                             hasMore?: boolean;
                         };
                         meta: {

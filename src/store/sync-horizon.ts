@@ -40,22 +40,39 @@ const AS_TEXT = (expr: string) =>
 
 /**
  * `db`: where cursor pages are read (the replica when configured). `primary`: where the horizon is
- * published for a replica. `slackMs`: 2 × WRITE_TX_TIMEOUT_MS, for the clock rule.
+ * published for a replica. `slackMs`: 2 × WRITE_TX_TIMEOUT_MS, for the clock rule. `reuseMs`: how
+ * long one reading serves every page that asks (see current()).
  */
-export function syncHorizonStore(db: Queryable, primary: Queryable, slackMs: number) {
+export function syncHorizonStore(db: Queryable, primary: Queryable, slackMs: number, reuseMs = 25) {
+  let last: { value: Promise<string>; at: number } | undefined;
+  const read = async () => {
+    const rows = await db.query<{ horizon: string }>(
+      'SyncHorizon',
+      `SELECT CASE WHEN pg_is_in_recovery() THEN ${AS_TEXT(REPLICA_HORIZON)}
+              ELSE ${AS_TEXT(PRIMARY_HORIZON)} END AS horizon`,
+      [slackMs / 1000],
+    );
+    return rows[0]?.horizon ?? '-infinity';
+  };
   return {
     /**
-     * The horizon as a timestamp string (to the microsecond, UTC); '-infinity' passes nothing. Read
-     * it before the page it is for, never in the same statement.
+     * The horizon as a timestamp string (to the microsecond, UTC); '-infinity' passes nothing. Await
+     * it before starting the page it is for, never in the same statement. An older reading is as
+     * safe as a fresh one (it only lies earlier) as long as it finished before the page's statement
+     * starts, so concurrent pages share one reading, and a reading serves for `reuseMs`: one
+     * statement per instance per `reuseMs` at most, at the price of that much freshness.
      */
-    async current(): Promise<string> {
-      const rows = await db.query<{ horizon: string }>(
-        'SyncHorizon',
-        `SELECT CASE WHEN pg_is_in_recovery() THEN ${AS_TEXT(REPLICA_HORIZON)}
-                ELSE ${AS_TEXT(PRIMARY_HORIZON)} END AS horizon`,
-        [slackMs / 1000],
-      );
-      return rows[0]?.horizon ?? '-infinity';
+    current(): Promise<string> {
+      const now = performance.now();
+      if (!last || now - last.at > reuseMs) {
+        const value = read();
+        last = { value, at: now };
+        // A failed reading is not kept: the next page tries again.
+        value.catch(() => {
+          if (last?.value === value) last = undefined;
+        });
+      }
+      return last.value;
     },
 
     /** Records the primary's horizon for replicas; it only ever moves forward. */

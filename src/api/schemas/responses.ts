@@ -36,7 +36,9 @@ export const paginationSchema = z.object({
   hasMore: z
     .boolean()
     .optional()
-    .describe('With sort=updatedAt: more listings can be fetched now with nextCursor.'),
+    .describe(
+      'With sort=updatedAt: false only when no listing of the filters lies after nextCursor. true with an unchanged nextCursor: a write that began earlier is still open; ask again shortly.',
+    ),
 });
 
 /** Responses every partner route may give besides its success. */
