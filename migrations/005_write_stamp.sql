@@ -38,8 +38,10 @@ ALTER TABLE listing_status_history ALTER COLUMN changed_at SET DEFAULT write_sta
 -- 2. For a streaming replica (DATABASE_READ_URL): the primary's horizon, published in a row that
 --    replicates with the data. A replica that shows this row has replayed every commit behind the
 --    horizon it holds, so a cursor read on the replica may pass up to it.
+--    published_at (the primary's clock) tells a replica whether the row is still being kept up.
 CREATE TABLE sync_horizon (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-  horizon timestamptz NOT NULL
+  horizon timestamptz NOT NULL,
+  published_at timestamptz NOT NULL
 );
-INSERT INTO sync_horizon (horizon) VALUES ('-infinity');
+INSERT INTO sync_horizon (horizon, published_at) VALUES ('-infinity', '-infinity');

@@ -14,26 +14,32 @@ import type { Queryable } from './db.js';
  * behind it. A statement computing both would take its snapshot first and could miss a writer
  * that committed in between.
  *
- * Only sessions of this database are considered (the others cannot write our rows); sessions of
- * other roles show no xact_start unless the role may read all statistics, so every writer must
- * connect as the service's role (docs/operations.md). With track_activities off nothing is seen,
- * and the clock rule of bounded writes takes over.
+ * Only sessions of this database are considered (the others cannot write our rows). A writer whose
+ * start is hidden (a session of another role, unless this one may read all statistics, or one with
+ * track_activities off) counts by the clock rule of bounded writes: as if it began
+ * 2 × WRITE_TX_TIMEOUT_MS ago; docs/operations.md asks every writer to use the service's role. With
+ * track_activities off here, nothing is seen, and the clock rule takes over entirely.
  */
+const CLOCK_RULE = `statement_timestamp() - make_interval(secs => $1::float8)`;
 const PRIMARY_HORIZON = `(CASE WHEN current_setting('track_activities')::boolean
-    THEN (SELECT least(statement_timestamp(), min(xact_start)) FROM pg_stat_activity
+    THEN (SELECT least(statement_timestamp(), min(coalesce(xact_start, ${CLOCK_RULE}))) FROM pg_stat_activity
           WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database())
-    ELSE statement_timestamp() - make_interval(secs => $1::float8) END)`;
+    ELSE ${CLOCK_RULE} END)`;
 
 /**
  * On a streaming replica, pg_stat_activity shows the replica's sessions, not the primary's
  * writers. There the horizon is the one the primary published last (sync_horizon, replicated with
- * the data: a replica that shows it has replayed every commit behind it), or, when that is older,
- * the clock rule: writes are bounded by WRITE_TX_TIMEOUT_MS (L), so anything the replica has not
- * received yet committed after its last replayed commit R and began after R − L; positions before
- * R − 2L are safe (the second L is slack for COMMIT itself and for clocks).
+ * the data: a replica that shows it has replayed every commit behind it). Only when nobody keeps
+ * that row up (published more than STALE before the last commit the replica replayed, both on the
+ * primary's clock) may the clock rule lift it: writes are bounded by WRITE_TX_TIMEOUT_MS (L), so
+ * anything the replica has not received yet committed after its last replayed commit R and began
+ * after R − L; positions before R − 2L are safe (the second L is slack for COMMIT and clocks).
+ * While the row is kept up it alone decides, so a long write of a script holds replica cursors
+ * as it holds the primary's.
  */
-const REPLICA_HORIZON = `greatest((SELECT horizon FROM sync_horizon),
-    coalesce(pg_last_xact_replay_timestamp(), '-infinity'::timestamptz) - make_interval(secs => $1::float8))`;
+const REPLAYED = `coalesce(pg_last_xact_replay_timestamp(), '-infinity'::timestamptz)`;
+const REPLICA_HORIZON = `(SELECT CASE WHEN published_at >= ${REPLAYED} - interval '5 seconds' THEN horizon
+    ELSE greatest(horizon, ${REPLAYED} - make_interval(secs => $1::float8)) END FROM sync_horizon)`;
 
 const AS_TEXT = (expr: string) =>
   `coalesce(nullif(to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), ''), '-infinity')`;
@@ -43,7 +49,7 @@ const AS_TEXT = (expr: string) =>
  * published for a replica. `slackMs`: 2 × WRITE_TX_TIMEOUT_MS, for the clock rule. `reuseMs`: how
  * long one reading serves every page that asks (see current()).
  */
-export function syncHorizonStore(db: Queryable, primary: Queryable, slackMs: number, reuseMs = 25) {
+export function syncHorizonStore(db: Queryable, primary: Queryable, slackMs: number, reuseMs = 100) {
   let last: { value: Promise<string>; at: number } | undefined;
   const read = async () => {
     const rows = await db.query<{ horizon: string }>(
@@ -79,7 +85,7 @@ export function syncHorizonStore(db: Queryable, primary: Queryable, slackMs: num
     async publish(): Promise<void> {
       await primary.query(
         'PublishSyncHorizon',
-        `UPDATE sync_horizon SET horizon = greatest(horizon, ${PRIMARY_HORIZON})`,
+        `UPDATE sync_horizon SET horizon = greatest(horizon, ${PRIMARY_HORIZON}), published_at = statement_timestamp()`,
         [slackMs / 1000],
       );
     },
