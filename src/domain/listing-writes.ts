@@ -64,6 +64,8 @@ export async function upsertListings(
         return { written, local };
       }, writeBounds(services)),
     );
+    // A walk that starts after this answer must not be judged by a horizon read before it.
+    services.syncHorizon.forget();
   } catch (error) {
     if (!(error instanceof DryRun)) throw error;
     outcome = error.outcome;
@@ -311,7 +313,7 @@ export async function changeStatus(
   reference: string,
   status: Status,
 ): Promise<{ listingId: string; externalReference: string; status: string }> {
-  return withWriteRetry(() =>
+  const result = await withWriteRetry(() =>
     services.db.transaction(async (tx) => {
       const [current] = await services.listingWrites.lockExisting(partner.id, [reference], tx);
       if (!current)
@@ -340,4 +342,6 @@ export async function changeStatus(
       return { listingId: current.id, externalReference: reference, status };
     }, writeBounds(services)),
   );
+  services.syncHorizon.forget();
+  return result;
 }

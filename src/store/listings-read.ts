@@ -172,7 +172,8 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string, sideProb
         counters.push(`dealer_profile_id = ANY($${params.length}::uuid[])`);
         listings.push(`l.dealer_profile_id = ANY($${params.length}::uuid[])`);
       }
-      // Naming every status lets the (dealer, status, updated_at) index range over updated_at.
+      // Every status named, so the counters and the listings are filtered alike (EXPLAIN at 1M: the
+      // side counts range over the (updated_at, id) index and stop at their LIMIT).
       params.push(filter.status !== null ? [filter.status] : STATUSES);
       counters.push(`status = ANY($${params.length}::text[])`);
       listings.push(`l.status = ANY($${params.length}::text[])`);

@@ -81,6 +81,14 @@ export function syncHorizonStore(db: Queryable, primary: Queryable, slackMs: num
       return last.value;
     },
 
+    /**
+     * Drops the kept reading: called after this instance commits a write, so that a walk its
+     * partner starts after the acknowledgement is judged by a reading taken after it.
+     */
+    forget(): void {
+      last = undefined;
+    },
+
     /** Records the primary's horizon for replicas; it only ever moves forward. */
     async publish(): Promise<void> {
       await primary.query(
