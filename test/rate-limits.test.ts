@@ -11,14 +11,7 @@ import {
   type TestApp,
   unique,
 } from './helpers/app.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort } from './helpers/free-port.js';
 
 /** A Redis server of the test's own, so the test can stop it without touching the machine's. */
 async function startRedis(port: number): Promise<ChildProcess> {

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
 import { type ReplicaPair, startReplicaPair } from './helpers/replica.js';
+import { runTogether } from './helpers/together.js';
 
 /**
  * docs/sync.md: a cursor read on a streaming replica may only pass what the replica has replayed.
@@ -138,20 +139,12 @@ describe('a streaming replica (DATABASE_READ_URL): cursor readers there skip not
         await walk();
       }
     };
-    const failures: unknown[] = [];
-    const run = (task: () => Promise<void>) =>
-      task().catch((error) => {
-        failures.push(error);
+    const running = runTogether(
+      [writer, slowWriter(false), slowWriter(false), slowWriter(true), slowWriter(true), reader],
+      () => {
         stop = true;
-      });
-    const running = [
-      writer,
-      slowWriter(false),
-      slowWriter(false),
-      slowWriter(true),
-      slowWriter(true),
-      reader,
-    ].map(run);
+      },
+    );
 
     // Replicas lag behind writes: the walk before the pause already meets late commits.
     await sleep(3000);
@@ -180,8 +173,7 @@ describe('a streaming replica (DATABASE_READ_URL): cursor readers there skip not
     await replica.query('SELECT pg_wal_replay_resume()');
     await sleep(1500);
     stop = true;
-    await Promise.all(running);
-    if (failures.length > 0) throw failures[0];
+    await running.finish();
     assert.ok(writesWhilePaused > 10, `only ${writesWhilePaused} writes before the resume`);
 
     await caughtUp();

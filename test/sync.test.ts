@@ -11,6 +11,7 @@ import {
   type Tree,
   unique,
 } from './helpers/app.js';
+import { runTogether } from './helpers/together.js';
 
 // A short write limit: the concurrent-writers proof below also runs writes into it (503s).
 const WRITE_TX_TIMEOUT_MS = 300;
@@ -320,26 +321,15 @@ describe('incremental sync with cursors', () => {
         cursor = (await follow(app, partner.secret, query, cursor, copy)).cursor;
       }
     };
-    // The first failure stops everyone and is rethrown once all have stopped (no stray rejections).
-    const failures: unknown[] = [];
-    const run = (task: () => Promise<void>) =>
-      task().catch((error) => {
-        failures.push(error);
+    const running = runTogether(
+      [singleWriter, singleWriter, bulkWriter, statusWriter, slowWriter(false), slowWriter(true), reader],
+      () => {
         stop = true;
-      });
-    const running = [
-      singleWriter,
-      singleWriter,
-      bulkWriter,
-      statusWriter,
-      slowWriter(false),
-      slowWriter(true),
-      reader,
-    ].map(run);
+      },
+    );
     await sleep(4000);
     stop = true;
-    await Promise.all(running);
-    if (failures.length > 0) throw failures[0];
+    await running.finish();
     // Right after the last write is acknowledged, one more walk to the end must complete the copy.
     await follow(app, partner.secret, query, cursor, copy);
 

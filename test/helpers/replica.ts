@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 
 /**
  * A real streaming replica for tests: a primary of the test's own (initdb in a temporary
@@ -21,14 +21,6 @@ function binDir(): string {
   const version = readdirSync(base).sort((a, b) => Number(b) - Number(a))[0];
   if (!version) throw new Error(`no PostgreSQL binaries under ${base}`);
   return path.join(base, version, 'bin');
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startReplicaPair(): Promise<ReplicaPair> {
