@@ -43,7 +43,9 @@ export function cursorCodec(key: string) {
       }
       const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
       if (payload.f !== fingerprint) {
-        throw invalid('was issued for other filters; send the same status, date and dealer filters with it');
+        throw invalid(
+          'was issued for other filters; send it with the same filters as the request it came from',
+        );
       }
       return payload.p ? { ts: payload.p[0], id: payload.p[1] } : null;
     },

@@ -102,6 +102,17 @@ export interface DealerPosition {
   id: string;
 }
 
+/** The WHERE condition of "among these ids (null: all), matching this search", adding its parameters. */
+function matching(ids: readonly string[] | null, search: string | undefined, params: unknown[]): string {
+  params.push(ids);
+  let where = `($${params.length}::uuid[] IS NULL OR d.id = ANY($${params.length}::uuid[]))`;
+  if (search) {
+    params.push(search.toLowerCase());
+    where += ` AND (${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), $${params.length}) > 0`).join(' OR ')})`;
+  }
+  return where;
+}
+
 const SELECT_DEALER = `SELECT ${DEALER_COLUMNS} FROM dealer_profiles d LEFT JOIN dealer_profiles p ON p.id = d.parent_id`;
 
 export function dealerStore(db: Queryable) {
@@ -190,14 +201,8 @@ export function dealerStore(db: Queryable) {
       options: { search?: string | undefined; after?: DealerPosition | null; limit?: number },
       tx: Queryable = db,
     ): Promise<{ dealer: Dealer; position: DealerPosition }[]> {
-      const params: unknown[] = [ids];
-      const clauses = ['($1::uuid[] IS NULL OR d.id = ANY($1::uuid[]))'];
-      if (options.search) {
-        params.push(options.search.toLowerCase());
-        clauses.push(
-          `(${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), $${params.length}) > 0`).join(' OR ')})`,
-        );
-      }
+      const params: unknown[] = [];
+      const clauses = [matching(ids, options.search, params)];
       if (options.after) {
         params.push(options.after.key, options.after.id);
         clauses.push(`(${SORT_KEY}, d.id) > ($${params.length - 1}, $${params.length}::uuid)`);
@@ -214,15 +219,10 @@ export function dealerStore(db: Queryable) {
 
     /** How many profiles among `ids` (null: all) match `search`. */
     async countMatching(ids: readonly string[] | null, search: string | undefined, tx: Queryable = db) {
-      const params: unknown[] = [ids];
-      let where = '($1::uuid[] IS NULL OR d.id = ANY($1::uuid[]))';
-      if (search) {
-        params.push(search.toLowerCase());
-        where += ` AND (${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), $2) > 0`).join(' OR ')})`;
-      }
+      const params: unknown[] = [];
       const rows = await tx.query<{ n: number }>(
         'CountDealers',
-        `SELECT count(*)::bigint AS n FROM dealer_profiles d WHERE ${where}`,
+        `SELECT count(*)::bigint AS n FROM dealer_profiles d WHERE ${matching(ids, search, params)}`,
         params,
       );
       return rows[0]!.n;
