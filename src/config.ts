@@ -71,8 +71,8 @@ const schema = z.object({
   HEADERS_TIMEOUT_MS: int(1_000, 120_000).default(10_000),
   KEEP_ALIVE_TIMEOUT_MS: int(1_000, 600_000).default(65_000),
   SHUTDOWN_TIMEOUT_MS: int(1_000, 600_000).default(25_000),
-  // Every write transaction commits within this time or is rolled back; sync cursors stay twice
-  // this far behind the clock (docs/sync.md explains why that makes cursors lossless).
+  // Every write transaction commits within this time or is rolled back, so none of ours holds sync
+  // cursors longer; twice it is the clock rule's slack where a writer cannot be seen (docs/sync.md).
   WRITE_TX_TIMEOUT_MS: int(200, 60_000).default(5_000),
 });
 
