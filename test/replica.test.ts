@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
 import { type ReplicaPair, startReplicaPair } from './helpers/replica.js';
+import { follow, type Synced } from './helpers/sync-walk.js';
 import { runTogether } from './helpers/together.js';
 
 /**
@@ -74,27 +75,13 @@ describe('a streaming replica (DATABASE_READ_URL): cursor readers there skip not
     });
     const refs = Array.from({ length: 60 }, (_, i) => unique(`R${i}`));
     const pick = () => refs[Math.floor(Math.random() * refs.length)]!;
-    const copy = new Map<string, { updatedAt: string; price: number | null; status: string }>();
+    const copy = new Map<string, Synced>();
     let cursor: string | undefined;
     let stop = false;
     let writes = 0;
 
     const walk = async () => {
-      for (;;) {
-        const reply = await app.call(
-          'GET',
-          `/api/external/v1/listings?status=all&pageSize=7${cursor ? `&cursor=${cursor}` : ''}`,
-          { secret: partner.secret },
-        );
-        assert.equal(reply.status, 200, reply.text);
-        for (const l of reply.body.data) {
-          const known = copy.get(l.id);
-          if (!known || known.updatedAt <= l.updatedAt)
-            copy.set(l.id, { updatedAt: l.updatedAt, price: l.price, status: l.status });
-        }
-        cursor = reply.body.pagination.nextCursor ?? cursor;
-        if (!reply.body.pagination.hasMore) return;
-      }
+      cursor = (await follow(app, partner.secret, 'status=all&pageSize=7', cursor, copy)).cursor;
     };
     const writer = async () => {
       while (!stop) {
@@ -180,17 +167,17 @@ describe('a streaming replica (DATABASE_READ_URL): cursor readers there skip not
     await walk();
     const truth = (
       await primary.query(
-        `SELECT id::text, status, price::float8 AS price,
+        `SELECT id::text, status, price::float8 AS price, title,
                 to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"
          FROM listings WHERE partner_id = $1`,
         [partner.id],
       )
-    ).rows as { id: string; status: string; price: number | null; updatedAt: string }[];
+    ).rows as (Synced & { id: string })[];
     assert.equal(copy.size, truth.length, 'the copy has every listing');
     for (const row of truth)
       assert.deepEqual(
         copy.get(row.id),
-        { updatedAt: row.updatedAt, price: row.price, status: row.status },
+        { updatedAt: row.updatedAt, status: row.status, price: row.price, title: row.title },
         `listing ${row.id}`,
       );
     // The replica passed cursors on the horizon the primary published, not on the clock alone.
