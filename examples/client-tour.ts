@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient, ForecourtError, type ListingInput } from 'forecourt/client';
+import { createClient, ForecourtError, type ListingInput } from '@forecourt/client';
 
 function env(name: string): string {
   const value = process.env[name];

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { convert, mapColumns } from '../src/cli/import/columns.js';
-import { decode, detectDelimiter } from '../src/cli/import/feed.js';
-import { CliError } from '../src/cli/output.js';
+import { convert, mapColumns } from '../packages/client/src/import/columns.js';
+import { CliError } from '../packages/client/src/import/errors.js';
+import { decode, detectDelimiter } from '../packages/client/src/import/feed.js';
 import {
   ALL_SCOPES,
   bootApp,

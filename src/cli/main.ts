@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
         return await runAdminCommand('audit-log', args, await loadEnv());
       }
       case 'import': {
-        const { runImport } = await import('./import/index.js');
+        const { runImport } = await import('@forecourt/client/import');
         return await runImport(rest, await loadEnv());
       }
       case undefined:

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import type { ForecourtClient } from '../../client/index.js';
-import { CliError } from '../output.js';
+import type { ForecourtClient } from '../index.js';
+import { CliError } from './errors.js';
 import type { Feed } from './feed.js';
 import {
   type LocationScope,

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { closestName } from '../../domain/suggest.js';
-import { CliError } from '../output.js';
-import { knownFields } from './columns.js';
+import { closestField, knownFields } from './columns.js';
+import { CliError } from './errors.js';
 import type { Feed } from './feed.js';
 
 /**
@@ -28,7 +27,7 @@ export function readValueMap(file: string): ValueMap {
   const map: ValueMap = new Map();
   for (const [field, values] of Object.entries(parsed)) {
     if (!known.includes(field)) {
-      const guess = closestName(field, known);
+      const guess = closestField(field);
       throw new CliError(
         `--map ${file}: "${field}" is not a listing field${guess ? `; did you mean "${guess}"?` : ''}`,
       );

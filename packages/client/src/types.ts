@@ -1,5 +1,5 @@
 /**
- * The client's public types. Resource and response shapes come from src/client/openapi.ts, which
+ * The client's public types. Resource and response shapes come from ./openapi.ts, which
  * is generated from docs/openapi.json: nothing here repeats a field list by hand.
  */
 import type { components, operations } from './openapi.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { CliError } from '../output.js';
 import { type ColumnMap, mapColumns, rowToListing } from './columns.js';
+import { CliError } from './errors.js';
 
 /** One listing of the feed, with where it came from (for the report). */
 export interface FeedRow {

@@ -1,41 +1,69 @@
-import { LISTING_FIELDS } from '../../domain/listing-fields.js';
-import { CliError } from '../output.js';
+import { LISTING_FIELD_TYPES } from '../listing-fields.js';
+import { CliError } from './errors.js';
 
 /**
  * CSV columns → the listing write shape. A column is named after a field of the write shape
- * (docs/openapi.json, ListingWrite), matched without regard to case, spaces, `_` or `-`:
- * `Fuel Type`, `fuel_type` and `FUELTYPE` all mean `fuelType`. The kinds come from the same field
- * table the service stores listings with, so a new field is importable without a change here.
+ * (docs/openapi.json, the PUT body), matched without regard to case, spaces, `_` or `-`:
+ * `Fuel Type`, `fuel_type` and `FUELTYPE` all mean `fuelType`. The kinds come from the document
+ * (src/listing-fields.ts is generated from it), so a new field is importable without a change here.
  */
 type Kind = 'text' | 'integer' | 'decimal' | 'coordinate' | 'boolean' | 'list';
 
-const KIND_OF_STORED: Record<string, Kind> = {
-  text: 'text',
-  date: 'text',
-  int: 'integer',
-  numeric: 'decimal',
-  float8: 'coordinate',
-  bool: 'boolean',
-  'text[]': 'list',
-  jsonb: 'list',
+const KIND_OF_TYPE: Record<string, Kind | undefined> = {
+  string: 'text',
+  integer: 'integer',
+  number: 'decimal',
+  boolean: 'boolean',
+  array: 'list',
+  // An object (the `location` shorthand) has no one-cell form: its fields have columns of their own.
 };
 
+/** Degrees have any number of decimals: "4.350" is not a thousands separator there. */
+const COORDINATES = new Set(['latitude', 'longitude']);
+
 /** Every column name the tool knows: field → kind, aliases included (the service folds those). */
-const KNOWN: Record<string, Kind> = {
-  externalReference: 'text',
-  dealerLocationCode: 'text',
-  dealerProfileId: 'text',
-  status: 'text',
-  ...Object.fromEntries(LISTING_FIELDS.map(([field, , stored]) => [field, KIND_OF_STORED[stored]!])),
-  historyReport: 'text',
-  historyReportNumber: 'text',
-};
+const KNOWN: Record<string, Kind> = Object.fromEntries(
+  Object.entries(LISTING_FIELD_TYPES).flatMap(([field, type]) => {
+    const kind = COORDINATES.has(field) ? 'coordinate' : KIND_OF_TYPE[type];
+    return kind ? [[field, kind]] : [];
+  }),
+);
 
 /** The field names a feed may carry (for `--map`'s check). */
 export const knownFields = (): string[] => Object.keys(KNOWN);
 
 const normalize = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
-const BY_NORMAL = new Map(Object.keys(KNOWN).map((field) => [normalize(field), field]));
+// The document lists a canonical name before its aliases: on a tie (`external_reference` and
+// `externalReference` read the same) the canonical name wins.
+const BY_NORMAL = new Map<string, string>();
+for (const field of Object.keys(KNOWN)) {
+  if (!BY_NORMAL.has(normalize(field))) BY_NORMAL.set(normalize(field), field);
+}
+
+/** The known field a misspelt name most likely meant (at most two edits away), if any. */
+export function closestField(name: string): string | undefined {
+  const wanted = normalize(name);
+  let best: { field: string; distance: number } | undefined;
+  for (const [normal, field] of BY_NORMAL) {
+    const distance = editDistance(wanted, normal);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { field, distance };
+  }
+  return best?.field;
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
 
 export interface ColumnMap {
   /** Position in the row → field; `undefined` for an ignored column. */

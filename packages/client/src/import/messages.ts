@@ -1,4 +1,4 @@
-import { ForecourtError, type WaitInfo } from '../../client/index.js';
+import { ForecourtError, type WaitInfo } from '../index.js';
 import type { Feed } from './feed.js';
 import type { Settings } from './settings.js';
 import type { Counts } from './state.js';

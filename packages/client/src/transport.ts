@@ -20,7 +20,7 @@ const VERSION = '0.1.0';
  * leaves the same state as sending it once (at worst the second answer says `unchanged`).
  */
 export function createTransport(options: ClientOptions, apiBaseUrl: string): Transport {
-  if (!options.secret) throw new TypeError('forecourt/client: `secret` is required');
+  if (!options.secret) throw new TypeError('@forecourt/client: `secret` is required');
   const apiBase = new URL(apiBaseUrl).pathname;
   const send = sender(options);
   const retries = options.retries ?? 4;

@@ -1,4 +1,4 @@
-import { type ForecourtClient, ForecourtError } from '../../client/index.js';
+import { type ForecourtClient, ForecourtError } from '../index.js';
 import type { Failure } from './state.js';
 
 /** The most a full-stock feed may take off the market without --force (issue 6: an empty feed must not wipe a stock). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { type BatchReport, createClient, type ItemResult, type ListingInput } from '../../client/index.js';
-import { CliError, UsageError } from '../output.js';
+import { type BatchReport, createClient, type ItemResult, type ListingInput } from '../index.js';
+import { CliError, UsageError } from './errors.js';
 import { type Feed, readFeed } from './feed.js';
 import { type MarkResult, markMissingSold } from './mark-missing-sold.js';
 import { describeFeed, errorText, repeatedNote, summary, waitText } from './messages.js';
