@@ -13,11 +13,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { compose } from '../src/compose.js';
 import { parseConfig } from '../src/config.js';
 import type { Scope } from '../src/domain/access.js';
-import { createPartner } from '../src/domain/partners.js';
-import { createLogger } from '../src/runtime.js';
-import { createServices } from '../src/services.js';
 import { localContext } from '../src/store/audit.js';
 import { openDb } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
@@ -45,12 +43,7 @@ const db = await openDb({
 await migrate(db);
 const existing = await db.query<{ n: number }>('Existing', 'SELECT count(*)::int AS n FROM listings');
 if (existing[0]!.n > 0) throw new Error('bench:data expects an empty database (it has listings)');
-const services = createServices(config, db, {
-  adminToken: 'x'.repeat(32),
-  cursorKey: 'unused',
-  publicOrigin: 'https://localhost:8443',
-  logger: createLogger(config),
-});
+const useCases = compose(config, db, { cursorKey: 'unused', publicOrigin: 'https://localhost:8443' });
 const started = Date.now();
 const log = (msg: string) =>
   process.stderr.write(`  ${((Date.now() - started) / 1000).toFixed(1)} s  ${msg}\n`);
@@ -88,8 +81,7 @@ log('dealer tree');
 
 // --- Partners.
 const scenarioScopes: Scope[] = ['read:listings', 'read:locations', 'write:listings'];
-const writer = await createPartner(
-  services,
+const writer = await useCases.partners.create(
   { name: 'Bench feed (global)', scopes: scenarioScopes, access: { scope: 'global' } },
   localContext('bench'),
 );
@@ -97,8 +89,7 @@ const groupRows = await db.query<{ id: string; code: string }>(
   'Groups',
   `SELECT id, location_code AS code FROM dealer_profiles WHERE parent_id IS NULL ORDER BY location_code`,
 );
-const restricted = await createPartner(
-  services,
+const restricted = await useCases.partners.create(
   {
     name: 'Bench group partner',
     scopes: scenarioScopes,
@@ -108,8 +99,7 @@ const restricted = await createPartner(
 );
 // Enough groups for about 500 locations (each group holds perGroup of them).
 const wideRoots = groupRows.slice(0, Math.ceil(500 / perGroup)).map((g) => g.id);
-const wide = await createPartner(
-  services,
+const wide = await useCases.partners.create(
   {
     name: 'Bench wide partner',
     scopes: scenarioScopes,

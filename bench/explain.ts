@@ -7,9 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { compose } from '../src/compose.js';
 import { parseConfig } from '../src/config.js';
-import { createLogger } from '../src/runtime.js';
-import { createServices } from '../src/services.js';
 import { openDb } from '../src/store/db.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording } from './lib/db-limit.js';
@@ -35,18 +34,12 @@ const recorder = recording(
     poolSize: 2,
   }),
 );
-const services = createServices(
-  parseConfig({ DATA_DIR: os.tmpdir(), DATABASE_URL: databaseUrl }),
-  recorder.db,
-  {
-    adminToken: 'x'.repeat(32),
-    cursorKey: await ensureCursorKey(recorder.db),
-    publicOrigin: 'https://localhost',
-    logger: createLogger({ LOG_LEVEL: 'silent' }),
-  },
-);
+const useCases = compose(parseConfig({ DATA_DIR: os.tmpdir(), DATABASE_URL: databaseUrl }), recorder.db, {
+  cursorKey: await ensureCursorKey(recorder.db),
+  publicOrigin: 'https://localhost',
+});
 recorder.take();
-await requestWork(services, secretOf(dataset, scenario.who), values.path ?? scenario.path);
+await requestWork(useCases, secretOf(dataset, scenario.who), values.path ?? scenario.path);
 const client = new pg.Client({ connectionString: databaseUrl });
 await client.connect();
 for (const s of recorder.take()) {

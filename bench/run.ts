@@ -16,10 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
+import { compose } from '../src/compose.js';
 import { parseConfig } from '../src/config.js';
-import { createLogger } from '../src/runtime.js';
-import { createServices } from '../src/services.js';
 import { openDb } from '../src/store/db.js';
+import { dealerStore } from '../src/store/dealers.js';
+import { listingWriteStore } from '../src/store/listings-write.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
 import { load, summarize } from './lib/load.js';
@@ -80,7 +81,7 @@ async function get(pathAndQuery: string, who: Parameters<typeof secretOf>[1]) {
   return text;
 }
 
-// The DB-limit side needs the service's own statements: services over a recording Db, in this
+// The DB-limit side needs the service's own statements: use cases over a recording Db, in this
 // process, on the same database (PostgreSQL only: PGlite is single-process).
 const config = parseConfig({ DATA_DIR: os.tmpdir(), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
 const recorder = databaseUrl
@@ -94,13 +95,8 @@ const recorder = databaseUrl
       }),
     )
   : undefined;
-const services = recorder
-  ? createServices(config, recorder.db, {
-      adminToken: 'x'.repeat(32),
-      cursorKey: await ensureCursorKey(recorder.db),
-      publicOrigin: service.url,
-      logger: createLogger({ LOG_LEVEL: 'silent' }),
-    })
+const useCases = recorder
+  ? compose(config, recorder.db, { cursorKey: await ensureCursorKey(recorder.db), publicOrigin: service.url })
   : undefined;
 
 const results: Scenario[] = [];
@@ -145,9 +141,9 @@ for (const s of reads) {
     httpLimit: http,
     ratioToHttpLimit: ratio(measured.requestsPerSecond, http.requestsPerSecond),
   };
-  if (services && recorder && databaseUrl) {
+  if (useCases && recorder && databaseUrl) {
     recorder.take();
-    await requestWork(services, secretOf(dataset, s.who), s.path);
+    await requestWork(useCases, secretOf(dataset, s.who), s.path);
     const statements = recorder.take();
     log(`${s.name}: DB limit (${statements.length} statements)`);
     result.dbLimit = await replay(databaseUrl, statements, connections, durationS);
@@ -269,10 +265,13 @@ if (wanted('bulk-upsert-100')) {
     service: measured,
     listingsPerSecond: Math.round(measured.requestsPerSecond * 100),
   };
-  if (services && recorder) {
+  if (recorder) {
     log('bulk-upsert-100: raw multi-row upsert on the driver');
-    const [dealer] = await services.dealers.idsByCodes(['G001-L001']).then((m) => [...m.values()]);
-    const rows = rowFactory(services, dealer!);
+    const store = listingWriteStore(recorder.db);
+    const [dealer] = await dealerStore(recorder.db)
+      .idsByCodes(['G001-L001'])
+      .then((m) => [...m.values()]);
+    const rows = rowFactory(dealer!);
     const latencies: number[] = [];
     let batch = 0;
     const until = performance.now() + durationS * 1000;
@@ -283,14 +282,14 @@ if (wanted('bulk-upsert-100')) {
           const fresh = rows(batch++, 100, run);
           const t = performance.now();
           // What a bulk request of new listings costs the database: look, insert, history.
-          await services.db.transaction(async (tx) => {
-            await services.listingWrites.lockExisting(
+          await recorder.db.transaction(async (tx) => {
+            await store.lockExisting(
               dataset.writerId,
               fresh.map((r) => r.reference),
               tx,
             );
-            const inserted = await services.listingWrites.insertNew(dataset.writerId, fresh, tx);
-            await services.listingWrites.recordHistory(inserted, tx);
+            const inserted = await store.insertNew(dataset.writerId, fresh, tx);
+            await store.recordHistory(inserted, tx);
           });
           latencies.push(performance.now() - t);
         }

@@ -4,25 +4,36 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
-import { adminRoutes } from './api/admin/v1/index.js';
+import { type AdminApi, adminRoutes } from './api/admin/v1/index.js';
 import { docsPage } from './api/docs/index.js';
-import { externalRoutes } from './api/external/v1/index.js';
+import { type ExternalApi, externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
+import type { Config } from './config.js';
 import { ProblemError } from './domain/errors.js';
 import { answerClientError, answerFrameworkError, watchRequestLine } from './http/client-error.js';
 import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
+import { createMetrics } from './http/metrics.js';
+import { configuredRateLimits } from './http/rate-limit.js';
 import { requestIdFor } from './http/request-id.js';
 import type { TlsMaterial } from './http/tls.js';
 import { validatorCompiler } from './http/validation.js';
-import type { Services } from './services.js';
+import type { Db } from './store/db.js';
 
 export const BODY_LIMIT = 5 * 1024 * 1024;
 
+/** The use cases the routes call (compose.ts builds them). */
+export type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
+  Omit<AdminApi, 'rateLimits' | 'metrics' | 'adminToken'>;
+
 export interface AppOptions {
-  services: Services;
+  config: Config;
+  useCases: AppUseCases;
+  /** For the readiness probe and the pool metrics; `replica` when reads go to one. */
+  databases: { primary: Db; replica?: Db | undefined };
+  adminToken: string;
   tls: TlsMaterial;
   logger: Logger;
 }
@@ -38,8 +49,14 @@ export type App = FastifyInstance & {
 };
 
 /** Builds the whole service as one Fastify app; server.ts starts it, tests build the very same. */
-export async function buildApp({ services, tls, logger }: AppOptions): Promise<App> {
-  const { config } = services;
+export async function buildApp({
+  config,
+  useCases,
+  databases,
+  adminToken,
+  tls,
+  logger,
+}: AppOptions): Promise<App> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const app = Fastify({
     loggerInstance: logger,
@@ -122,7 +139,10 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
     }
   });
 
-  const { metrics } = services;
+  // The HTTP layer's own parts: request metrics and rate limits, closed with the app.
+  const metrics = createMetrics(() => databases.primary.poolStats?.());
+  const rateLimits = configuredRateLimits(config, logger, metrics);
+  app.addHook('onClose', () => rateLimits.close());
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw path: unknown paths must not create a metric series each.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -154,11 +174,15 @@ export async function buildApp({ services, tls, logger }: AppOptions): Promise<A
   registerErrorHandling(app as unknown as FastifyInstance);
   registerMethodNotAllowed(app as unknown as FastifyInstance);
   await registerOpenApi(app as unknown as FastifyInstance);
-  await app.register(healthRoutes(services, () => draining));
+  await app.register(healthRoutes(databases, () => draining));
   await app.register(openApiRoutes);
   await app.register(docsPage);
-  await app.register(externalRoutes(services), { prefix: '/api/external/v1' });
-  await app.register(adminRoutes(services), { prefix: '/api/admin/v1' });
+  await app.register(externalRoutes({ ...useCases, rateLimits: rateLimits.limits, metrics }), {
+    prefix: '/api/external/v1',
+  });
+  await app.register(adminRoutes({ ...useCases, adminToken, rateLimits: rateLimits.limits, metrics }), {
+    prefix: '/api/admin/v1',
+  });
   await app.ready();
   if (!handler) throw new Error('Fastify did not call serverFactory');
   return Object.assign(app as unknown as FastifyInstance, {

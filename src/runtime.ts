@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { type App, buildApp, httpsRequired } from './app.js';
+import { compose, type UseCases } from './compose.js';
 import type { Config } from './config.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
-import { createServices, type Services } from './services.js';
-import { openDb } from './store/db.js';
+import { type Db, openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { ensureCursorKey } from './store/service-info.js';
 
@@ -47,7 +47,9 @@ export function resolveAdminToken(config: Config, logger: Logger): string {
 
 export interface Running {
   app: App;
-  services: Services;
+  useCases: UseCases;
+  db: Db;
+  adminToken: string;
   url: string;
   port: number;
   close(): Promise<void>;
@@ -80,15 +82,20 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     const adminToken = resolveAdminToken(config, logger);
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
     const cursorKey = await ensureCursorKey(db);
-    const services = createServices(config, db, {
-      adminToken,
+    const useCases = compose(config, db, {
       cursorKey,
-      logger,
       readDb,
       publicOrigin: `https://${host}:${config.PORT}`,
     });
-    const app = await buildApp({ services, tls, logger });
-    const publisher = readDb ? publishSyncHorizon(services, logger) : undefined;
+    const app = await buildApp({
+      config,
+      useCases,
+      databases: { primary: db, replica: readDb },
+      adminToken,
+      tls,
+      logger,
+    });
+    const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
@@ -105,7 +112,9 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     let closing: Promise<void> | undefined;
     return {
       app,
-      services,
+      useCases,
+      db,
+      adminToken,
       url,
       port,
       close() {
@@ -116,7 +125,6 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
           await listener.shutdown();
           await app.close();
           await publisher?.stop();
-          await services.counter.close();
           await readDb?.close();
           await db.close();
         })();
@@ -138,13 +146,13 @@ const HORIZON_PUBLISH_MS = 200;
  * allows (store/sync-horizon.ts). Every instance publishes; the value only moves forward, so many
  * publishers are harmless. A failed round (primary unreachable) is retried at the next tick.
  */
-function publishSyncHorizon(services: Services, logger: Logger) {
+function publishSyncHorizon(horizon: Pick<UseCases['syncHorizon'], 'publish'>, logger: Logger) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let failing = false;
   const tick = () => {
-    running = services.syncHorizon
+    running = horizon
       .publish()
       .then(() => {
         failing = false;

@@ -10,7 +10,7 @@ describe('operator API', () => {
 
   before(async () => {
     app = await bootApp();
-    token = app.running.services.adminToken;
+    token = app.running.adminToken;
   });
   after(() => app.close());
 

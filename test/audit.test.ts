@@ -4,6 +4,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { hashSecret } from '../src/domain/secrets.js';
+import { auditStore } from '../src/store/audit.js';
+import { dealerStore } from '../src/store/dealers.js';
 import { bootApp, createTree, type TestApp, unique } from './helpers/app.js';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/forecourt.js');
@@ -13,7 +15,7 @@ const BIN = path.resolve(import.meta.dirname, '../bin/forecourt.js');
 describe('audit log', () => {
   let app: TestApp;
   let tree: Awaited<ReturnType<typeof createTree>>;
-  const adminHeaders = () => ({ authorization: `Bearer ${app.running.services.adminToken}` });
+  const adminHeaders = () => ({ authorization: `Bearer ${app.running.adminToken}` });
 
   /** An admin call under a request id of our choosing, so its entries can be found by it. */
   const act = async (method: string, urlPath: string, requestId: string, body?: unknown) => {
@@ -169,7 +171,7 @@ describe('audit log', () => {
       dealerEntries.filter((e) => e.requestId?.startsWith(rid)),
       [],
     );
-    assert.equal((await app.running.services.dealers.idsByCodes([fresh])).size, 0);
+    assert.equal((await dealerStore(app.running.db).idsByCodes([fresh])).size, 0);
   });
 
   test('dealer actions: created, updated (changed fields only), imported (counts)', async () => {
@@ -251,7 +253,7 @@ describe('audit log', () => {
       name: unique('Auth'),
       access: { scope: 'global' },
     });
-    await app.running.services.audit.recordAuthFailure({
+    await auditStore(app.running.db).recordAuthFailure({
       clientIp: '192.0.2.7',
       requestId: `${rid}-known`,
       reason: 'disabled',

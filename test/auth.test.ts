@@ -241,7 +241,7 @@ describe('partner authentication, scopes and access', () => {
   });
 
   test('the admin API is 401 without the operator token, with a wrong one, or with a partner secret', async () => {
-    const token = app.running.services.adminToken;
+    const token = app.running.adminToken;
     for (const headers of [
       {},
       { authorization: 'Bearer wrong-token' },

@@ -20,10 +20,10 @@ describe('health, metrics, limits against slow clients', () => {
     assert.deepEqual(health.body, { status: 'ok' });
     const ready = await app.call('GET', '/readyz');
     assert.equal(ready.status, 200);
-    assert.equal(ready.body.database, app.running.services.db.kind);
+    assert.equal(ready.body.database, app.running.db.kind);
     assert.equal(ready.headers['cache-control'], 'no-store');
 
-    const { db } = app.running.services;
+    const { db } = app.running;
     const [row] = await db.query<{ version: number; name: string }>(
       'T',
       'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations) RETURNING version, name',
@@ -51,7 +51,7 @@ describe('health, metrics, limits against slow clients', () => {
     const unauthorized = await app.call('GET', '/api/admin/v1/metrics');
     assert.equal(unauthorized.status, 401);
     const metrics = await app.call('GET', '/api/admin/v1/metrics', {
-      headers: { authorization: `Bearer ${app.running.services.adminToken}` },
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
     });
     assert.equal(metrics.status, 200);
     assert.match(String(metrics.headers['content-type']), /^text\/plain/);
@@ -73,7 +73,7 @@ describe('health, metrics, limits against slow clients', () => {
     // Unknown paths are one series, not one per path.
     assert.doesNotMatch(text, /8f3a/);
     assert.match(text, /route="unmatched",status="404"/);
-    if (app.running.services.db.kind === 'postgres') {
+    if (app.running.db.kind === 'postgres') {
       assert.match(text, /forecourt_db_pool_connections\{state="total"\} [0-9]/);
     }
     // Never on the partner API.

@@ -38,7 +38,7 @@ async function startRedis(port: number): Promise<ChildProcess> {
 
 async function metric(app: TestApp, name: string): Promise<number> {
   const reply = await app.call('GET', '/api/admin/v1/metrics', {
-    headers: { authorization: `Bearer ${app.running.services.adminToken}` },
+    headers: { authorization: `Bearer ${app.running.adminToken}` },
   });
   let total = 0;
   for (const line of reply.text.split('\n')) {

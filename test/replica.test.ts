@@ -107,7 +107,7 @@ describe('a streaming replica (DATABASE_READ_URL): cursor readers there skip not
     // them would put the late rows behind the cursor.
     const slowWriter = (writeLate: boolean) => async () => {
       while (!stop) {
-        await app.running.services.db.transaction(async (tx) => {
+        await app.running.db.transaction(async (tx) => {
           await tx.query('SlowBegin', 'SELECT 1');
           if (writeLate) await sleep(500);
           await tx.query(

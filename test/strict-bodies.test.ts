@@ -35,7 +35,7 @@ describe('listing bodies: unknown fields, every issue in one answer', () => {
   /** The admin API, with the operator's token, answering whatever it answers (app.admin throws on 4xx). */
   const call = (method: string, path: string, body?: unknown) =>
     app.call(method, `/api/admin/v1${path}`, {
-      headers: { authorization: `Bearer ${app.running.services.adminToken}` },
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
       body,
     });
 
@@ -253,7 +253,7 @@ describe('listing bodies: unknown fields, every issue in one answer', () => {
     // Nested 10,000 deep (sent as text: the test's own JSON.stringify would not manage it).
     const deepReply = await app.call('POST', '/api/admin/v1/dealers', {
       headers: {
-        authorization: `Bearer ${app.running.services.adminToken}`,
+        authorization: `Bearer ${app.running.adminToken}`,
         'content-type': 'application/json',
       },
       raw: deep,

@@ -265,9 +265,9 @@ describe('incremental sync with cursors', () => {
     // only then writes (its transaction is not a writer yet while it waits). Both stay within the
     // service's write limit, as every write must, and stamp as the service does (next_updated_at()).
     const slowWriter = (writeLate: boolean) => async () => {
-      if (app.running.services.db.kind !== 'postgres') return; // PGlite runs one transaction at a time
+      if (app.running.db.kind !== 'postgres') return; // PGlite runs one transaction at a time
       while (!stop) {
-        await app.running.services.db.transaction(async (tx) => {
+        await app.running.db.transaction(async (tx) => {
           await tx.query('SlowBegin', 'SELECT 1');
           if (writeLate) await sleep(WRITE_TX_TIMEOUT_MS / 3);
           await tx.query(
@@ -298,7 +298,7 @@ describe('incremental sync with cursors', () => {
     // Right after the last write is acknowledged, one more walk to the end must complete the copy.
     await follow(app, partner.secret, query, cursor, copy);
 
-    const truth = await app.running.services.db.query<{
+    const truth = await app.running.db.query<{
       id: string;
       status: string;
       price: number | null;

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { listingsQuery } from '../../src/api/external/v1/listing-query-schema.js';
 import { locationsQuery } from '../../src/api/external/v1/locations.js';
-import type { Access } from '../../src/domain/access.js';
-import { toListingWrite } from '../../src/domain/listing-input.js';
-import { listingFilter, listingPage } from '../../src/domain/listing-query.js';
-import { findLocations } from '../../src/domain/locations.js';
-import { hashSecret } from '../../src/domain/secrets.js';
-import type { Services } from '../../src/services.js';
+import type { PartnerAuthentication } from '../../src/domain/authentication.js';
+import { listingBodySchema, toListingWrite } from '../../src/domain/listing-input.js';
+import type { ListingReads } from '../../src/domain/listing-query.js';
+import type { LocationReads } from '../../src/domain/locations.js';
 import type { ListingRow } from '../../src/store/listings-write.js';
 
 /** bench/.data/<db>.json, written by bench/dataset.ts. */
@@ -55,27 +53,25 @@ export const READS: ReadScenario[] = [
 ];
 
 /**
- * Runs, on `services` (whose Db records), what the service runs for one request: the secret
+ * Runs, with use cases over a recording Db, what the service runs for one request: the secret
  * lookup, the partner's subtree, then the route's domain calls with the same parsed query.
  */
-export async function requestWork(services: Services, secret: string, path: string): Promise<void> {
-  const record = await services.partners.findBySecretHash(hashSecret(secret));
-  if (!record) throw new Error('bench secret not found: was the dataset loaded into this database?');
-  const access: Access =
-    record.accessScope === 'global'
-      ? { scope: 'global', rootProfileIds: [], profileIds: [] }
-      : {
-          scope: 'restricted',
-          rootProfileIds: record.rootProfileIds,
-          profileIds: await services.dealers.subtree(record.rootProfileIds),
-        };
+export async function requestWork(
+  useCases: { authentication: PartnerAuthentication; listings: ListingReads; locations: LocationReads },
+  secret: string,
+  path: string,
+): Promise<void> {
+  const record = await useCases.authentication.identify(secret).catch(() => {
+    throw new Error('bench secret not found: was the dataset loaded into this database?');
+  });
+  const partner = await useCases.authentication.partnerOf(record);
   const url = new URL(path, 'https://x');
   const params = Object.fromEntries(url.searchParams);
   if (url.pathname === '/listings') {
     const query = listingsQuery.parse(params);
-    await listingPage(services, await listingFilter(services, { id: record.id, access }, query), query);
+    await useCases.listings.page(await useCases.listings.filter(partner, query), query);
   } else if (url.pathname === '/locations') {
-    await findLocations(services, access, locationsQuery.parse(params));
+    await useCases.locations.find(partner.access, locationsQuery.parse(params));
   } else throw new Error(`no domain emulation for ${path}`);
 }
 
@@ -112,8 +108,9 @@ export function listingBody(reference: string, i: number): Record<string, unknow
 }
 
 /** Store rows for the raw write limit: validated once, as the domain would, then fresh per batch. */
-export function rowFactory(services: Services, dealerProfileId: string) {
-  const write = toListingWrite(services.listingSchema.parse(listingBody('x', 1)));
+export function rowFactory(dealerProfileId: string) {
+  const schema = listingBodySchema({ historyReportHosts: [] });
+  const write = toListingWrite(schema.parse(listingBody('x', 1)));
   return (batch: number, size: number, run: string): ListingRow[] =>
     Array.from({ length: size }, (_, i) => {
       const reference = `BENCH-RAW-${run}-${batch}-${i}`;

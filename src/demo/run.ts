@@ -7,7 +7,7 @@ import { seedDemo } from './seed.js';
 export async function runDemo(env: Record<string, string | undefined>): Promise<void> {
   const config = parseConfig(env);
   const running = await start(config, createLogger(config));
-  const { readOnlySecret, readWriteSecret, seeded } = await seedDemo(running.services);
+  const { readOnlySecret, readWriteSecret, seeded } = await seedDemo(running.useCases);
   const cert = path.resolve(config.TLS_CERT_FILE ?? path.join(config.DATA_DIR, 'tls', 'localhost-cert.pem'));
   const base = `${running.url}/api/external/v1`;
   process.stdout.write(`

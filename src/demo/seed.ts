@@ -1,8 +1,7 @@
 import type { Partner } from '../domain/access.js';
-import { importDealers } from '../domain/dealers.js';
-import { upsertListings } from '../domain/listing-writes.js';
-import { createPartner, rotateSecret } from '../domain/partners.js';
-import type { Services } from '../services.js';
+import type { DealerAdmin } from '../domain/dealers.js';
+import type { ListingWrites } from '../domain/listing-writes/index.js';
+import type { PartnerAdmin } from '../domain/partners.js';
 import { localContext } from '../store/audit.js';
 import { COLORS, DEMO_DEALERS, FEATURES, MODELS, random } from './data.js';
 
@@ -14,32 +13,34 @@ const READ_WRITE = 'Demo dealer feed (read-write)';
  * Fills an empty database with demo dealers, two partners and a few hundred listings, through the
  * same domain functions the API uses. Run again, it only issues fresh secrets for the two partners.
  */
-export async function seedDemo(services: Services, listingCount = 300) {
+export async function seedDemo(
+  useCases: { dealers: DealerAdmin; partners: PartnerAdmin; writes: ListingWrites },
+  listingCount = 300,
+) {
+  const { dealers: dealerAdmin, partners, writes } = useCases;
   const ctx = localContext('demo');
-  const existing = await services.partners.list();
+  const existing = await partners.list();
   const reader = existing.find((p) => p.name === READ_ONLY);
   const writer = existing.find((p) => p.name === READ_WRITE);
   if (reader && writer) {
     const [r, w] = [
-      await rotateSecret(services, reader.id, 0, ctx),
-      await rotateSecret(services, writer.id, 0, ctx),
+      await partners.rotateSecret(reader.id, 0, ctx),
+      await partners.rotateSecret(writer.id, 0, ctx),
     ];
     return { readOnlySecret: r!.secret, readWriteSecret: w!.secret, seeded: false };
   }
 
-  const { dealers } = await importDealers(services, DEMO_DEALERS, ctx);
+  const { dealers } = await dealerAdmin.importTree(DEMO_DEALERS, ctx);
   const byCode = new Map(dealers.map((d) => [d.locationCode, d.id]));
   const roots = ['VDB', 'VDIJK', 'DUPONT'].map((c) => byCode.get(c)!);
-  const readOnly = await createPartner(
-    services,
+  const readOnly = await partners.create(
     {
       name: READ_ONLY,
       access: { scope: 'restricted', rootProfileIds: roots },
     },
     ctx,
   );
-  const readWrite = await createPartner(
-    services,
+  const readWrite = await partners.create(
     {
       name: READ_WRITE,
       scopes: ['read:listings', 'read:locations', 'write:listings'],
@@ -104,7 +105,7 @@ export async function seedDemo(services: Services, listingCount = 300) {
     const batch = items
       .slice(i, i + 100)
       .map((body, n) => ({ index: n, reference: body.externalReference, body }));
-    const { errors } = await upsertListings(services, partner, batch, { dryRun: false });
+    const { errors } = await writes.upsert(partner, batch, { dryRun: false });
     if (errors.length) throw new Error(`demo data failed validation: ${JSON.stringify(errors[0])}`);
   }
   return { readOnlySecret: readOnly.secret, readWriteSecret: readWrite.secret, seeded: true };

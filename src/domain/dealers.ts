@@ -1,7 +1,6 @@
-import type { Services } from '../services.js';
-import type { AuditContext } from '../store/audit.js';
-import type { Queryable } from '../store/db.js';
-import type { Dealer, DealerInput } from '../store/dealers.js';
+import type { AuditContext, AuditStore } from '../store/audit.js';
+import type { Db, Queryable } from '../store/db.js';
+import type { Dealer, DealerInput, DealerStore } from '../store/dealers.js';
 import { DbError } from '../store/errors.js';
 import { ProblemError } from './errors.js';
 
@@ -34,10 +33,10 @@ function explain(error: unknown, locationCode: string | undefined): never {
   throw error;
 }
 
-async function resolveParent(services: Services, input: NewDealer, tx: Queryable): Promise<string | null> {
+async function resolveParent(deps: DealerDeps, input: NewDealer, tx: Queryable): Promise<string | null> {
   if (input.parentId) return input.parentId;
   if (!input.parentLocationCode) return null;
-  const ids = await services.dealers.idsByCodes([input.parentLocationCode], tx);
+  const ids = await deps.dealers.idsByCodes([input.parentLocationCode], tx);
   const id = ids.get(input.parentLocationCode.toLowerCase());
   if (!id)
     throw invalid(
@@ -47,14 +46,14 @@ async function resolveParent(services: Services, input: NewDealer, tx: Queryable
   return id;
 }
 
-export async function createDealer(services: Services, input: NewDealer, ctx: AuditContext): Promise<Dealer> {
-  return services.db
+export async function createDealer(deps: DealerDeps, input: NewDealer, ctx: AuditContext): Promise<Dealer> {
+  return deps.db
     .transaction(async (tx) => {
-      const dealer = await services.dealers.create(
-        { ...input, parentId: await resolveParent(services, input, tx) },
+      const dealer = await deps.dealers.create(
+        { ...input, parentId: await resolveParent(deps, input, tx) },
         tx,
       );
-      await services.audit.record(
+      await deps.audit.record(
         {
           action: 'dealer.created',
           dealerId: dealer.id,
@@ -69,20 +68,20 @@ export async function createDealer(services: Services, input: NewDealer, ctx: Au
 }
 
 export async function updateDealer(
-  services: Services,
+  deps: DealerDeps,
   id: string,
   patch: Partial<NewDealer>,
   ctx: AuditContext,
 ): Promise<Dealer | undefined> {
-  return services.db
+  return deps.db
     .transaction(async (tx) => {
       const parentId =
         patch.parentId !== undefined || patch.parentLocationCode !== undefined
-          ? await resolveParent(services, patch as NewDealer, tx)
+          ? await resolveParent(deps, patch as NewDealer, tx)
           : undefined;
-      const before = await services.dealers.getForUpdate(id, tx);
+      const before = await deps.dealers.getForUpdate(id, tx);
       const after = (
-        await services.dealers.update(id, { ...patch, ...(parentId !== undefined ? { parentId } : {}) }, tx)
+        await deps.dealers.update(id, { ...patch, ...(parentId !== undefined ? { parentId } : {}) }, tx)
       )?.dealer;
       if (before && after) {
         const changed: Record<string, { from: unknown; to: unknown }> = {};
@@ -91,7 +90,7 @@ export async function updateDealer(
           if (key !== 'updatedAt' && JSON.stringify(from) !== JSON.stringify(to)) changed[key] = { from, to };
         }
         if (Object.keys(changed).length) {
-          await services.audit.record(
+          await deps.audit.record(
             { action: 'dealer.updated', dealerId: id, details: { changes: changed } },
             ctx,
             tx,
@@ -108,7 +107,7 @@ export async function updateDealer(
  * under their parent. All of it lands, or none of it (the error names the node).
  */
 export async function importDealers(
-  services: Services,
+  deps: DealerDeps,
   nodes: DealerTreeNode[],
   ctx: AuditContext,
 ): Promise<{ created: number; updated: number; unchanged: number; dealers: Dealer[] }> {
@@ -116,22 +115,22 @@ export async function importDealers(
   let updated = 0;
   let unchanged = 0;
   const dealers: Dealer[] = [];
-  await services.db.transaction(async (tx) => {
+  await deps.db.transaction(async (tx) => {
     const visit = async (node: DealerTreeNode, parentId: string | null | undefined, path: string) => {
       const { children, ...fields } = node;
       try {
-        const parent = parentId !== undefined ? parentId : await resolveParent(services, fields, tx);
-        const existing = (await services.dealers.idsByCodes([fields.locationCode], tx)).get(
+        const parent = parentId !== undefined ? parentId : await resolveParent(deps, fields, tx);
+        const existing = (await deps.dealers.idsByCodes([fields.locationCode], tx)).get(
           fields.locationCode.toLowerCase(),
         );
         let dealer: Dealer | undefined;
         if (existing) {
-          const result = await services.dealers.update(existing, { ...fields, parentId: parent }, tx);
+          const result = await deps.dealers.update(existing, { ...fields, parentId: parent }, tx);
           dealer = result?.dealer;
           if (result?.changed) updated++;
           else unchanged++;
         } else {
-          dealer = await services.dealers.create({ ...fields, parentId: parent }, tx);
+          dealer = await deps.dealers.create({ ...fields, parentId: parent }, tx);
           created++;
         }
         dealers.push(dealer!);
@@ -164,7 +163,7 @@ export async function importDealers(
     // An import may hold tens of thousands of profiles: the entry names the first ones only, so
     // one entry (and a page of 500 of them) stays small.
     const codes = dealers.map((d) => d.locationCode);
-    await services.audit.record(
+    await deps.audit.record(
       {
         action: 'dealers.imported',
         details: {
@@ -183,3 +182,22 @@ export async function importDealers(
   });
   return { created, updated, unchanged, dealers };
 }
+
+export interface DealerDeps {
+  db: Db;
+  dealers: DealerStore;
+  audit: AuditStore;
+}
+
+/** The operator's dealer-profile use cases, over the dealer store and the audit log. */
+export function dealerAdmin(deps: DealerDeps) {
+  return {
+    create: (input: NewDealer, ctx: AuditContext) => createDealer(deps, input, ctx),
+    update: (id: string, patch: Partial<NewDealer>, ctx: AuditContext) => updateDealer(deps, id, patch, ctx),
+    importTree: (nodes: DealerTreeNode[], ctx: AuditContext) => importDealers(deps, nodes, ctx),
+    list: () => deps.dealers.list(null),
+    get: (id: string) => deps.dealers.get(id),
+  };
+}
+
+export type DealerAdmin = ReturnType<typeof dealerAdmin>;

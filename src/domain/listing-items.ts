@@ -1,9 +1,15 @@
 import type { z } from 'zod';
-import type { Services } from '../services.js';
+import type { ListingWriteStore } from '../store/listings-write.js';
 import type { Partner } from './access.js';
 import { type Issue, ProblemError, zodIssues } from './errors.js';
 import { crossFieldInputOfRaw, crossFieldIssues } from './listing-checks.js';
-import { isValidReference, type ListingWrite, referenceRule, toListingWrite } from './listing-input.js';
+import {
+  isValidReference,
+  type ListingWrite,
+  type listingBodySchema,
+  referenceRule,
+  toListingWrite,
+} from './listing-input.js';
 import { expandUnrecognized } from './unknown-keys.js';
 
 /**
@@ -80,7 +86,9 @@ export interface Invalid {
  * are issues too (under replace semantics a misspelt field would clear the real one), each
  * naming the closest known field.
  */
-export function prepare(services: Services, item: RawItem): Prepared | Invalid | ProblemError {
+export type ListingBodySchema = ReturnType<typeof listingBodySchema>;
+
+export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | Invalid | ProblemError {
   if (!isValidReference(item.reference)) {
     return new ProblemError(
       400,
@@ -93,7 +101,6 @@ export function prepare(services: Services, item: RawItem): Prepared | Invalid |
   if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
     return new ProblemError(400, 'INVALID_BODY', 'A listing must be a JSON object.');
   }
-  const schema = services.listingSchema;
   const parsed = schema.safeParse(item.body);
   if (!parsed.success) {
     const issues = expandUnrecognized(parsed.error.issues, schema, 'field');
@@ -112,7 +119,7 @@ export function prepare(services: Services, item: RawItem): Prepared | Invalid |
  * price, a missing dealer), read in one query for all of them: every problem in one answer.
  */
 export async function refuseInvalid(
-  services: Services,
+  store: Pick<ListingWriteStore, 'findExisting'>,
   partner: Partner,
   invalid: readonly Invalid[],
   errors: ItemError[],
@@ -120,7 +127,7 @@ export async function refuseInvalid(
   if (invalid.length === 0) return;
   const stored = new Map(
     (
-      await services.listingWrites.findExisting(
+      await store.findExisting(
         partner.id,
         invalid.map((i) => i.reference),
       )

@@ -1,11 +1,35 @@
-import type { Services } from '../services.js';
-import type { ListingFilter, Sort } from '../store/listings-read.js';
+import type { DealerStore } from '../store/dealers.js';
+import type { ListingFilter, ListingReadStore, Sort } from '../store/listings-read.js';
+import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, narrow } from './access.js';
-import { fingerprint } from './cursor.js';
+import { type CursorCodec, fingerprint } from './cursor.js';
 import { ProblemError, profileForbidden } from './errors.js';
 
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
+
+export interface ListingReadDeps {
+  dealers: Pick<DealerStore, 'existing' | 'subtree' | 'idsByCodes'>;
+  listings: ListingReadStore;
+  cursors: CursorCodec;
+  syncHorizon: Pick<SyncHorizonStore, 'current'>;
+}
+
+/** Reading listings: GET /listings, GET /listings/{id} and a location's listings. */
+export function listingReads(deps: ListingReadDeps) {
+  return {
+    filter: (
+      partner: { id: string; access: Access },
+      query: ListingQuery,
+      extra?: readonly (readonly string[])[],
+    ) => listingFilter(deps, partner, query, extra),
+    page: (filter: ListingFilter, query: ListingQuery, context?: string) =>
+      listingPage(deps, filter, query, context),
+    get: (id: string) => deps.listings.get(id),
+  };
+}
+
+export type ListingReads = ReturnType<typeof listingReads>;
 
 /** A listing list request after aliases are resolved and values parsed. */
 export interface ListingQuery {
@@ -31,25 +55,23 @@ export interface ListingQuery {
  * filter. Every profile a filter names must be inside the scope (PROFILE_FORBIDDEN otherwise);
  * an unknown one is refused the same way, so ids cannot be probed.
  */
-export async function listingFilter(
-  services: Services,
+async function listingFilter(
+  deps: ListingReadDeps,
   { id: partnerId, access }: { id: string; access: Access },
   query: ListingQuery,
   extra: readonly (readonly string[])[] = [],
 ): Promise<ListingFilter> {
   const sets: (readonly string[])[] = [...extra];
   if (query.dealerIds.length) {
-    await assertKnownInScope(services, access, query.dealerIds);
+    await assertKnownInScope(deps, access, query.dealerIds);
     for (const id of query.dealerIds) sets.push([id]);
   }
   if (query.parentDealerId) {
-    await assertKnownInScope(services, access, [query.parentDealerId]);
-    sets.push(await services.dealers.subtree([query.parentDealerId]));
+    await assertKnownInScope(deps, access, [query.parentDealerId]);
+    sets.push(await deps.dealers.subtree([query.parentDealerId]));
   }
   if (query.locationCode) {
-    const id = (await services.dealers.idsByCodes([query.locationCode])).get(
-      query.locationCode.toLowerCase(),
-    );
+    const id = (await deps.dealers.idsByCodes([query.locationCode])).get(query.locationCode.toLowerCase());
     // An unknown code and another tree's code get one answer, naming no id, so codes cannot be probed.
     if (!id || !inScope(access, id))
       throw profileForbidden(
@@ -67,11 +89,11 @@ export async function listingFilter(
   };
 }
 
-async function assertKnownInScope(services: Services, access: Access, ids: string[]): Promise<void> {
+async function assertKnownInScope(deps: ListingReadDeps, access: Access, ids: string[]): Promise<void> {
   assertInScope(access, ids);
   // A global partner's scope contains every id, including ones that do not exist.
   if (access.scope === 'global') {
-    const known = await services.dealers.existing(ids);
+    const known = await deps.dealers.existing(ids);
     assertInScope({ scope: 'restricted', rootProfileIds: [], profileIds: [...known] }, ids);
   }
 }
@@ -83,12 +105,7 @@ async function assertKnownInScope(services: Services, access: Access, ids: strin
  * newer than the horizon are shown but not passed: the next page shows them again. `hasMore` is
  * false only when no listing of the filter lies after `nextCursor`, so a walk never stops short.
  */
-export async function listingPage(
-  services: Services,
-  filter: ListingFilter,
-  query: ListingQuery,
-  context = '',
-) {
+async function listingPage(deps: ListingReadDeps, filter: ListingFilter, query: ListingQuery, context = '') {
   const syncing = query.sort === 'updatedAt';
   const print = fingerprint({
     context,
@@ -105,17 +122,17 @@ export async function listingPage(
       { path: 'query.cursor', message: 'works with sort=updatedAt only', code: 'invalid_cursor' },
     ]);
   }
-  const after = query.cursor !== undefined ? services.cursors.decode(query.cursor, print) : null;
+  const after = query.cursor !== undefined ? deps.cursors.decode(query.cursor, print) : null;
   const offset = query.cursor !== undefined ? 0 : (query.page - 1) * query.pageSize;
   const readPage = async () => {
     // The horizon is read first, in a statement of its own: the page's snapshot is then taken
     // after it and holds every commit behind it (store/sync-horizon.ts says why).
-    const horizon = syncing ? await services.syncHorizon.current() : null;
+    const horizon = syncing ? await deps.syncHorizon.current() : null;
     // One row more than shown tells whether anything follows the page.
     const limit = syncing ? query.pageSize + 1 : query.pageSize;
-    return services.listings.page(filter, query.sort, limit, offset, { after, horizon });
+    return deps.listings.page(filter, query.sort, limit, offset, { after, horizon });
   };
-  const [fetched, totalItems] = await Promise.all([readPage(), services.listings.count(filter)]);
+  const [fetched, totalItems] = await Promise.all([readPage(), deps.listings.count(filter)]);
   const rows = fetched.slice(0, query.pageSize);
   const pagination = {
     page: query.cursor !== undefined ? 1 : query.page,
@@ -140,7 +157,7 @@ export async function listingPage(
     pagination: {
       ...pagination,
       // A page-number request deep in the list without a settled row has no safe position to give.
-      ...(resumeFrom !== undefined ? { nextCursor: services.cursors.encode(resumeFrom, print) } : {}),
+      ...(resumeFrom !== undefined ? { nextCursor: deps.cursors.encode(resumeFrom, print) } : {}),
       // Everything fetched after the last passed row (the extra row included) lies after the cursor.
       hasMore: fetched.length > passed,
     },

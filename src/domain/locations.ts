@@ -1,9 +1,8 @@
-import type { Services } from '../services.js';
-import type { Dealer, DealerPosition } from '../store/dealers.js';
-import type { LocationStats } from '../store/location-stats.js';
-import { type Access, assertInScope } from './access.js';
-import { fingerprint, type Position } from './cursor.js';
-import { profileForbidden } from './errors.js';
+import type { Dealer, DealerPosition, DealerStore } from '../store/dealers.js';
+import type { LocationStats, LocationStatsStore } from '../store/location-stats.js';
+import { type Access, assertInScope, inScope } from './access.js';
+import { type CursorCodec, fingerprint, type Position } from './cursor.js';
+import { notFound, profileForbidden } from './errors.js';
 
 export interface LocationQuery {
   parentId: string | undefined;
@@ -15,6 +14,33 @@ export interface LocationQuery {
   /** pagination.nextCursor of an earlier page, with the same filters. */
   cursor: string | undefined;
 }
+
+export interface LocationDeps {
+  dealers: Pick<DealerStore, 'children' | 'existing' | 'subtree' | 'find' | 'countMatching'>;
+  locationStats: Pick<LocationStatsStore, 'forLocations'>;
+  cursors: CursorCodec;
+  now: () => Date;
+}
+
+/** Reading the dealer locations in a partner's scope. */
+export function locationReads(deps: LocationDeps) {
+  return {
+    find: (access: Access, query: LocationQuery) => findLocations(deps, access, query),
+    /**
+     * The profiles whose listings GET /locations/{id}/listings shows: the location, and with
+     * includeChildren its descendants. The spec answers 404 for a location that is unknown or
+     * outside the scope alike.
+     */
+    async listingScope(access: Access, id: string, includeChildren: boolean): Promise<string[]> {
+      if (!inScope(access, id) || !(await deps.dealers.existing([id])).has(id)) {
+        throw notFound(`No location ${id} in this API secret's access scope.`);
+      }
+      return includeChildren ? deps.dealers.subtree([id]) : [id];
+    },
+  };
+}
+
+export type LocationReads = ReturnType<typeof locationReads>;
 
 export const MAX_LOCATION_PAGE = 500;
 export const DEFAULT_LOCATION_PAGE = 100;
@@ -34,26 +60,23 @@ export interface LocationList {
  * includeChildren); without, the partner's roots (and all their descendants when includeChildren).
  * A global partner's roots are the profiles without a parent.
  */
-export async function findLocations(
-  services: Services,
+async function findLocations(
+  deps: LocationDeps,
   access: Access,
   query: LocationQuery,
 ): Promise<LocationList> {
-  const roots = access.scope === 'global' ? await services.dealers.children(null) : access.rootProfileIds;
+  const roots = access.scope === 'global' ? await deps.dealers.children(null) : access.rootProfileIds;
   let ids: string[];
   if (query.parentId) {
     assertInScope(access, [query.parentId]);
     // Fix found by test/locations.test.ts: a global partner's scope contains every id, so an
     // unknown parentId used to answer 200 with an empty list, unlike the listing filters (403).
     // decisions.md: an unknown profile id is treated exactly like one outside the scope.
-    if (
-      access.scope === 'global' &&
-      !(await services.dealers.existing([query.parentId])).has(query.parentId)
-    ) {
+    if (access.scope === 'global' && !(await deps.dealers.existing([query.parentId])).has(query.parentId)) {
       throw profileForbidden(`Dealer profile ${query.parentId} is not in this API secret's access scope.`);
     }
-    const children = await services.dealers.children([query.parentId]);
-    ids = query.includeChildren ? await services.dealers.subtree(children) : children;
+    const children = await deps.dealers.children([query.parentId]);
+    ids = query.includeChildren ? await deps.dealers.subtree(children) : children;
   } else if (query.includeChildren) {
     ids = access.scope === 'global' ? [] : access.profileIds;
   } else {
@@ -69,20 +92,19 @@ export async function findLocations(
     includeChildren: query.includeChildren,
     search: query.search ?? null,
   });
-  const after =
-    query.cursor !== undefined ? fromPosition(services.cursors.decode(query.cursor, print)) : null;
+  const after = query.cursor !== undefined ? fromPosition(deps.cursors.decode(query.cursor, print)) : null;
   const pageSize = Math.min(query.pageSize ?? DEFAULT_LOCATION_PAGE, MAX_LOCATION_PAGE);
   const [found, total] = await Promise.all([
     // One more than shown tells whether anything follows.
-    services.dealers.find(scope, { search: query.search, after, ...(paged ? { limit: pageSize + 1 } : {}) }),
-    paged ? services.dealers.countMatching(scope, query.search) : undefined,
+    deps.dealers.find(scope, { search: query.search, after, ...(paged ? { limit: pageSize + 1 } : {}) }),
+    paged ? deps.dealers.countMatching(scope, query.search) : undefined,
   ]);
   const shown = paged ? found.slice(0, pageSize) : found;
   const rootSet = new Set(roots);
   const stats = query.withCounts
-    ? await services.locationStats.forLocations(
+    ? await deps.locationStats.forLocations(
         shown.map((r) => r.dealer.id),
-        services.now(),
+        deps.now(),
       )
     : undefined;
   const data = shown.map(({ dealer }) => ({
@@ -98,7 +120,7 @@ export async function findLocations(
     total: total!,
     pagination: {
       pageSize,
-      nextCursor: services.cursors.encode(resume ? { ts: resume.key, id: resume.id } : null, print),
+      nextCursor: deps.cursors.encode(resume ? { ts: resume.key, id: resume.id } : null, print),
       hasMore: found.length > shown.length,
     },
   };

@@ -1,6 +1,7 @@
-import type { Services } from '../services.js';
-import type { AuditContext } from '../store/audit.js';
-import type { PartnerPatch, PartnerRecord } from '../store/partners.js';
+import type { AuditContext, AuditStore } from '../store/audit.js';
+import type { Db } from '../store/db.js';
+import type { DealerStore } from '../store/dealers.js';
+import type { PartnerPatch, PartnerRecord, PartnerStore } from '../store/partners.js';
 import { type Access, DEFAULT_SCOPES, type Scope } from './access.js';
 import { ProblemError } from './errors.js';
 import { generateSecret, hashSecret } from './secrets.js';
@@ -27,9 +28,9 @@ export function partnerView(record: PartnerRecord): PartnerView {
   };
 }
 
-async function checkRoots(services: Services, access: AccessInput | undefined): Promise<void> {
+async function checkRoots(deps: PartnerDeps, access: AccessInput | undefined): Promise<void> {
   if (!access || access.scope === 'global') return;
-  const known = await services.dealers.existing(access.rootProfileIds);
+  const known = await deps.dealers.existing(access.rootProfileIds);
   const missing = access.rootProfileIds.filter((id) => !known.has(id));
   if (missing.length) {
     throw new ProblemError(
@@ -55,7 +56,7 @@ function accessFields(access: AccessInput): Pick<PartnerPatch, 'accessScope' | '
 
 /** Creates a partner and its first secret; the secret is returned here and never again. */
 export async function createPartner(
-  services: Services,
+  deps: PartnerDeps,
   input: {
     name: string;
     scopes?: Scope[] | undefined;
@@ -64,10 +65,10 @@ export async function createPartner(
   },
   ctx: AuditContext,
 ): Promise<PartnerView & { secret: string }> {
-  await checkRoots(services, input.access);
+  await checkRoots(deps, input.access);
   const secret = generateSecret();
-  const record = await services.db.transaction(async (tx) => {
-    const created = await services.partners.create(
+  const record = await deps.db.transaction(async (tx) => {
+    const created = await deps.partners.create(
       {
         name: input.name,
         scopes: [...new Set(input.scopes ?? DEFAULT_SCOPES)],
@@ -78,7 +79,7 @@ export async function createPartner(
       tx,
     );
     const { name, scopes, access, rateLimitPerMinute } = partnerView(created);
-    await services.audit.record(
+    await deps.audit.record(
       {
         action: 'partner.created',
         partnerId: created.id,
@@ -103,7 +104,7 @@ function changes(before: PartnerView, after: PartnerView): Record<string, { from
 }
 
 export async function updatePartner(
-  services: Services,
+  deps: PartnerDeps,
   id: string,
   patch: {
     name?: string;
@@ -114,10 +115,10 @@ export async function updatePartner(
   },
   ctx: AuditContext,
 ): Promise<PartnerView | undefined> {
-  await checkRoots(services, patch.access);
-  return services.db.transaction(async (tx) => {
-    const before = await services.partners.getForUpdate(id, tx);
-    const record = await services.partners.update(
+  await checkRoots(deps, patch.access);
+  return deps.db.transaction(async (tx) => {
+    const before = await deps.partners.getForUpdate(id, tx);
+    const record = await deps.partners.update(
       id,
       {
         name: patch.name,
@@ -133,14 +134,14 @@ export async function updatePartner(
     const changed = changes(from, to);
     // Disabling is its own action: it is what an operator looks for after an incident.
     if (from.disabled !== to.disabled) {
-      await services.audit.record(
+      await deps.audit.record(
         { action: to.disabled ? 'partner.disabled' : 'partner.enabled', partnerId: id },
         ctx,
         tx,
       );
     }
     if (Object.keys(changed).length) {
-      await services.audit.record(
+      await deps.audit.record(
         { action: 'partner.updated', partnerId: id, details: { changes: changed } },
         ctx,
         tx,
@@ -151,17 +152,17 @@ export async function updatePartner(
 }
 
 export async function rotateSecret(
-  services: Services,
+  deps: PartnerDeps,
   id: string,
   graceSeconds: number,
   ctx: AuditContext,
 ): Promise<{ id: string; secret: string; previousSecretValidUntil: string | null } | undefined> {
   const secret = generateSecret();
-  const found = await services.db.transaction(async (tx) => {
-    if (!(await services.partners.get(id, tx))) return false;
-    await services.partners.rotateSecret(id, hashSecret(secret), graceSeconds, tx);
+  const found = await deps.db.transaction(async (tx) => {
+    if (!(await deps.partners.get(id, tx))) return false;
+    await deps.partners.rotateSecret(id, hashSecret(secret), graceSeconds, tx);
     // No graceSeconds means the old secrets stopped working at once.
-    await services.audit.record(
+    await deps.audit.record(
       { action: 'partner.secret_rotated', partnerId: id, details: graceSeconds > 0 ? { graceSeconds } : {} },
       ctx,
       tx,
@@ -178,3 +179,26 @@ export async function rotateSecret(
 }
 
 export type { Access };
+
+export interface PartnerDeps {
+  db: Db;
+  partners: PartnerStore;
+  dealers: DealerStore;
+  audit: AuditStore;
+}
+
+/** The operator's partner use cases: create, change, rotate secrets, read. */
+export function partnerAdmin(deps: PartnerDeps) {
+  return {
+    create: (input: Parameters<typeof createPartner>[1], ctx: AuditContext) =>
+      createPartner(deps, input, ctx),
+    update: (id: string, patch: Parameters<typeof updatePartner>[2], ctx: AuditContext) =>
+      updatePartner(deps, id, patch, ctx),
+    rotateSecret: (id: string, graceSeconds: number, ctx: AuditContext) =>
+      rotateSecret(deps, id, graceSeconds, ctx),
+    list: () => deps.partners.list(),
+    get: (id: string) => deps.partners.get(id),
+  };
+}
+
+export type PartnerAdmin = ReturnType<typeof partnerAdmin>;

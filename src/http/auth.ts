@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Access, isGlobal, type Partner, type Scope } from '../domain/access.js';
+import { isGlobal, type Partner, type Scope } from '../domain/access.js';
+import { AuthFailure, type PartnerAuthentication } from '../domain/authentication.js';
 import { ProblemError } from '../domain/errors.js';
-import { hashSecret, isWellFormedSecret, safeEqual } from '../domain/secrets.js';
-import type { Services } from '../services.js';
+import { safeEqual } from '../domain/secrets.js';
+import type { Metrics } from './metrics.js';
+import type { RateLimits } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,26 +18,12 @@ declare module 'fastify' {
 
 const unauthorized = (message: string) => new ProblemError(401, 'UNAUTHORIZED', message);
 
-type FailureReason = 'missing' | 'malformed' | 'unknown';
-
-/** A 401 of partner authentication, with the reason kept for metrics and the audit log. */
-class AuthFailure extends ProblemError {
-  constructor(
-    readonly reason: FailureReason,
-    message: string,
-  ) {
-    super(401, 'UNAUTHORIZED', message);
-  }
-}
-
-const authFailure = (reason: FailureReason, message: string) => new AuthFailure(reason, message);
-
 /** The secret from `Authorization: Bearer …`, else from `X-API-Key`. */
 function presentedSecret(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.trim() !== '') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-    if (!match) throw authFailure('malformed', 'The Authorization header must be "Bearer <API secret>".');
+    if (!match) throw new AuthFailure('malformed', 'The Authorization header must be "Bearer <API secret>".');
     return match[1];
   }
   const key = request.headers['x-api-key'];
@@ -43,46 +31,23 @@ function presentedSecret(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Partner authentication for every /api/external route: finds the partner by the hash of its
- * secret, checks the scope the route needs, and resolves the dealer profiles it may see.
+ * Partner authentication for every /api/external route: identifies the partner by its secret
+ * (domain/authentication.ts), counts and throttles failures, applies the partner's rate limit,
+ * and checks the scope the route needs.
  */
-export function partnerAuth(services: Services) {
-  // lastUsedAt is kept to the minute; remembering our last write spares a write per request.
-  const lastTouched = new Map<string, number>();
-
-  /** Finds the partner a request's secret belongs to, or throws 401 saying why. */
-  async function identify(request: FastifyRequest) {
-    const secret = presentedSecret(request);
-    if (!secret) {
-      throw authFailure(
-        'missing',
-        'An API secret is required: send "Authorization: Bearer <secret>" or "X-API-Key: <secret>".',
-      );
-    }
-    // A malformed secret (wrong prefix, length or checksum) is rejected before any lookup. The
-    // two answers say which case it is (decisions.md): both are safe to tell, and they send the
-    // partner to different fixes (copy the secret again / ask the operator for a current one).
-    if (!isWellFormedSecret(secret)) {
-      throw authFailure(
-        'malformed',
-        'The API secret is malformed: it is not an fc_ secret of the issued length, or its checksum does not match (a truncated or mistyped secret). Copy it again exactly as issued.',
-      );
-    }
-    const record = await services.partners.findBySecretHash(hashSecret(secret));
-    if (!record) {
-      throw authFailure(
-        'unknown',
-        'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
-      );
-    }
-    return record;
-  }
-
+export function partnerAuth({
+  authentication,
+  rateLimits,
+  metrics,
+}: {
+  authentication: PartnerAuthentication;
+  rateLimits: RateLimits;
+  metrics: Pick<Metrics, 'authFailures'>;
+}) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { rateLimits, metrics } = services;
-    let record: Awaited<ReturnType<typeof identify>>;
+    let record: Awaited<ReturnType<PartnerAuthentication['identify']>>;
     try {
-      record = await identify(request);
+      record = await authentication.identify(presentedSecret(request));
     } catch (error) {
       if (error instanceof AuthFailure) {
         metrics.authFailures.inc({ reason: error.reason });
@@ -92,30 +57,15 @@ export function partnerAuth(services: Services) {
         rateLimits.assertNotBlocked(request.ip);
         await rateLimits.authFailed(request.ip);
         // Not awaited: the 401 must not wait on (or fail with) the audit write.
-        services.audit
-          .recordAuthFailure({ requestId: request.id, clientIp: request.ip, reason: error.reason })
+        authentication
+          .recordFailure({ requestId: request.id, clientIp: request.ip, reason: error.reason })
           .catch((auditError: unknown) => request.log.warn({ err: auditError }, 'audit write failed'));
       }
       throw error;
     }
     await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
-
-    const access: Access =
-      record.accessScope === 'global'
-        ? { scope: 'global', rootProfileIds: [], profileIds: [] }
-        : {
-            scope: 'restricted',
-            rootProfileIds: record.rootProfileIds,
-            profileIds: await services.dealers.subtree(record.rootProfileIds),
-          };
     // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
-    request.partner = {
-      id: record.id,
-      name: record.name,
-      scopes: record.scopes,
-      access,
-      rateLimitPerMinute: record.rateLimitPerMinute,
-    };
+    request.partner = await authentication.partnerOf(record);
     const needed = request.routeOptions.config.scope;
     if (needed && !record.scopes.includes(needed)) {
       throw new ProblemError(
@@ -124,11 +74,7 @@ export function partnerAuth(services: Services) {
         `This operation needs the scope "${needed}"; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
       );
     }
-    const now = Date.now();
-    if ((lastTouched.get(record.id) ?? 0) < now - 60_000) {
-      lastTouched.set(record.id, now);
-      await services.partners.touch(record.id);
-    }
+    await authentication.touch(record.id);
   };
 }
 
@@ -137,7 +83,7 @@ export function partnerAuth(services: Services) {
  * throttled per address like partners' (the token is the key to everything); the right token
  * from a throttled address still works.
  */
-export function adminAuth(adminToken: string, rateLimits: Services['rateLimits']) {
+export function adminAuth(adminToken: string, rateLimits: RateLimits) {
   return async function authenticateAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header.trim()) : null;

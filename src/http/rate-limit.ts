@@ -1,6 +1,9 @@
 import type { FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { ProblemError } from '../domain/errors.js';
-import type { WindowCounter } from '../ratelimit/counter.js';
+import { memoryCounter, type WindowCounter } from '../ratelimit/counter.js';
+import { redisCounter } from '../ratelimit/redis-counter.js';
 import type { Metrics } from './metrics.js';
 
 const MINUTE = 60_000;
@@ -86,3 +89,35 @@ export function rateLimits(options: RateLimitOptions) {
 }
 
 export type RateLimits = ReturnType<typeof rateLimits>;
+
+/**
+ * The service's rate limits as configured: counted in this process, or shared by every instance
+ * through Redis (REDIS_URL) with a local fallback while Redis is unreachable. `close` ends the
+ * Redis connection.
+ */
+export function configuredRateLimits(
+  config: Pick<
+    Config,
+    'REDIS_URL' | 'REDIS_TIMEOUT_MS' | 'RATE_LIMIT_PER_MINUTE' | 'AUTH_FAILURE_LIMIT_PER_MINUTE'
+  >,
+  logger: Logger,
+  metrics: Metrics,
+): { limits: RateLimits; close(): Promise<void> } {
+  const counter = config.REDIS_URL
+    ? redisCounter({
+        url: config.REDIS_URL,
+        logger,
+        commandTimeoutMs: config.REDIS_TIMEOUT_MS,
+        onFallback: () => metrics.rateLimitFallbacks.inc(),
+      })
+    : memoryCounter();
+  return {
+    limits: rateLimits({
+      counter,
+      metrics,
+      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      authFailuresPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
+    }),
+    close: () => counter.close(),
+  };
+}

@@ -115,4 +115,6 @@ export function auditStore(db: Queryable) {
 }
 
 /** For actions taken by the service's own tools (demo seeding, benchmark data), not a request. */
+export type AuditStore = ReturnType<typeof auditStore>;
+
 export const localContext = (tool: string): AuditContext => ({ requestId: tool, clientIp: 'local' });

@@ -120,3 +120,5 @@ async function meanActive(
   );
   return new Map(averages.map((r) => [r.id, r.avg]));
 }
+
+export type LocationStatsStore = ReturnType<typeof locationStatsStore>;

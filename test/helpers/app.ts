@@ -61,7 +61,7 @@ export async function bootApp(
   const ca = readFileSync(path.join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
   const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
   const url = `https://127.0.0.1:${running.port}`;
-  const adminToken = running.services.adminToken;
+  const adminToken = running.adminToken;
 
   const call = (method: string, urlPath: string, options: CallOptions = {}): Promise<Reply> =>
     httpsCall(url, dispatcher, method, urlPath, {

@@ -95,7 +95,7 @@ export async function setStatus(app: TestApp, secret: string, reference: string,
  * (timestamps written by the API are microsecond-precise but read back with milliseconds).
  */
 export async function pinTimes(app: TestApp, id: string, updatedAt: Date, createdAt: Date): Promise<void> {
-  await app.running.services.db.query(
+  await app.running.db.query(
     'TestPinListingTimes',
     'UPDATE listings SET updated_at = $2, created_at = $3 WHERE id = $1',
     [id, updatedAt, createdAt],
@@ -134,7 +134,7 @@ export function byKeyThenId<T extends { id: string }>(key: (item: T) => number |
 
 /** Runs SQL on the app's database (for what the API cannot do: pinning times, dating history). */
 export function sql(app: TestApp, text: string, params: unknown[] = []): Promise<Record<string, any>[]> {
-  return app.running.services.db.query<Record<string, any>>('TestSql', text, params);
+  return app.running.db.query<Record<string, any>>('TestSql', text, params);
 }
 
 export interface Seeded {

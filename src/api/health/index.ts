@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ProblemError } from '../../domain/errors.js';
-import type { Services } from '../../services.js';
+import type { Db } from '../../store/db.js';
 import { pendingMigrations } from '../../store/migrate.js';
 import { errorResponse } from '../schemas/responses.js';
 
@@ -12,7 +12,10 @@ const ok = z.object({ status: z.literal('ok') });
  * Probes for load balancers and orchestrators: unauthenticated, cheap, never rate limited.
  * /healthz says the process answers (restart it if not); /readyz says it should get traffic.
  */
-export function healthRoutes(services: Services, isDraining: () => boolean): FastifyPluginAsync {
+export function healthRoutes(
+  databases: { primary: Db; replica?: Db | undefined },
+  isDraining: () => boolean,
+): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
     const notReady = (why: string) => new ProblemError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${why}.`);
@@ -41,17 +44,17 @@ export function healthRoutes(services: Services, isDraining: () => boolean): Fas
         if (isDraining()) throw notReady('shutting down');
         let pending: string[];
         try {
-          pending = await pendingMigrations(services.db);
+          pending = await pendingMigrations(databases.primary);
         } catch {
           throw notReady('the database is unreachable');
         }
-        if (services.readDb !== services.db) {
-          await services.readDb.ping().catch(() => {
+        if (databases.replica) {
+          await databases.replica.ping().catch(() => {
             throw notReady('the read replica (DATABASE_READ_URL) is unreachable');
           });
         }
         if (pending.length) throw notReady(`migrations not applied: ${pending.join(', ')}`);
-        return { status: 'ok' as const, database: services.db.kind };
+        return { status: 'ok' as const, database: databases.primary.kind };
       },
     );
   };

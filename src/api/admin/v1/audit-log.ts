@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../services.js';
+import type { AuditStore } from '../../../store/audit.js';
 import { dateTimeParam, positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
 
@@ -23,7 +23,7 @@ const entrySchema = z
   })
   .meta({ id: 'AuditEntry' });
 
-export function auditAdminRoutes(services: Services): FastifyPluginAsync {
+export function auditAdminRoutes(audit: Pick<AuditStore, 'list'>): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
     app.get(
@@ -68,7 +68,7 @@ export function auditAdminRoutes(services: Services): FastifyPluginAsync {
         const { action, partnerId, since, until, before } = request.query;
         const limit = request.query.limit ?? 100;
         // One more than asked says whether an older page exists, so the last page ends with null.
-        const rows = await services.audit.list({
+        const rows = await audit.list({
           action,
           partnerId,
           since: since?.toISOString(),

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createDealer, type DealerTreeNode, importDealers, updateDealer } from '../../../domain/dealers.js';
+import type { DealerAdmin, DealerTreeNode } from '../../../domain/dealers.js';
 import { notFound } from '../../../domain/errors.js';
 import { auditContext } from '../../../http/audit-context.js';
-import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import { dealerSchema, errorResponse } from '../../schemas/responses.js';
 import { adminName, adminText, metadataField } from './admin-fields.js';
@@ -54,7 +53,7 @@ const errors = {
   422: errorResponse,
 };
 
-export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
+export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -70,7 +69,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         reply.status(201);
-        return { data: await createDealer(services, request.body, auditContext(request)) };
+        return { data: await dealers.create(request.body, auditContext(request)) };
       },
     );
 
@@ -95,7 +94,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => ({
-        data: await importDealers(services, request.body.dealers as DealerTreeNode[], auditContext(request)),
+        data: await dealers.importTree(request.body.dealers as DealerTreeNode[], auditContext(request)),
       }),
     );
 
@@ -108,7 +107,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
           response: { 200: z.object({ data: z.array(dealerSchema) }), ...errors },
         },
       },
-      async () => ({ data: await services.dealers.list(null) }),
+      async () => ({ data: await dealers.list() }),
     );
 
     app.get(
@@ -121,7 +120,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const dealer = await services.dealers.get(request.params.id);
+        const dealer = await dealers.get(request.params.id);
         if (!dealer) throw notFound(`No dealer profile ${request.params.id}.`);
         return { data: dealer };
       },
@@ -139,7 +138,7 @@ export function dealerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const dealer = await updateDealer(services, request.params.id, request.body, auditContext(request));
+        const dealer = await dealers.update(request.params.id, request.body, auditContext(request));
         if (!dealer) throw notFound(`No dealer profile ${request.params.id}.`);
         return { data: dealer };
       },

@@ -1,20 +1,34 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { DealerAdmin } from '../../../domain/dealers.js';
+import type { PartnerAdmin } from '../../../domain/partners.js';
 import { adminAuth } from '../../../http/auth.js';
+import type { Metrics } from '../../../http/metrics.js';
+import type { RateLimits } from '../../../http/rate-limit.js';
 import { refuseUndeclaredQuery } from '../../../http/validation.js';
-import type { Services } from '../../../services.js';
+import type { AuditStore } from '../../../store/audit.js';
 import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { metricsAdminRoutes } from './metrics.js';
 import { partnerAdminRoutes } from './partners.js';
 
+/** What the operator API uses. */
+export interface AdminApi {
+  adminToken: string;
+  dealers: DealerAdmin;
+  partners: PartnerAdmin;
+  auditLog: Pick<AuditStore, 'list'>;
+  rateLimits: RateLimits;
+  metrics: Metrics;
+}
+
 /** The operator API, /api/admin/v1, behind ADMIN_TOKEN. */
-export function adminRoutes(services: Services): FastifyPluginAsync {
+export function adminRoutes(api: AdminApi): FastifyPluginAsync {
   return async (app) => {
-    app.addHook('onRequest', adminAuth(services.adminToken, services.rateLimits));
+    app.addHook('onRequest', adminAuth(api.adminToken, api.rateLimits));
     app.addHook('preValidation', refuseUndeclaredQuery);
-    await app.register(dealerAdminRoutes(services));
-    await app.register(partnerAdminRoutes(services));
-    await app.register(metricsAdminRoutes(services));
-    await app.register(auditAdminRoutes(services));
+    await app.register(dealerAdminRoutes(api.dealers));
+    await app.register(partnerAdminRoutes(api.partners));
+    await app.register(metricsAdminRoutes(api.metrics.registry));
+    await app.register(auditAdminRoutes(api.auditLog));
   };
 }

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../../services.js';
+import type { Registry } from 'prom-client';
 
 /** Prometheus text exposition, for a scraper holding the admin token (bearer_token in its config). */
-export function metricsAdminRoutes(services: Services): FastifyPluginAsync {
+export function metricsAdminRoutes(registry: Registry): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/metrics',
@@ -14,7 +14,6 @@ export function metricsAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (_request, reply) => {
-        const { registry } = services.metrics;
         reply.header('Content-Type', registry.contentType).header('Cache-Control', 'no-store');
         return registry.metrics();
       },

@@ -3,9 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ALL_SCOPES } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
-import { createPartner, rotateSecret, updatePartner } from '../../../domain/partners.js';
+import type { PartnerAdmin } from '../../../domain/partners.js';
 import { auditContext } from '../../../http/audit-context.js';
-import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
 import { adminName } from './admin-fields.js';
@@ -39,7 +38,7 @@ const partnerSchema = z
 const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 422: errorResponse };
 const idParams = z.object({ id: uuidParam });
 
-export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
+export function partnerAdminRoutes(partners: PartnerAdmin): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -60,7 +59,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         reply.status(201).header('Cache-Control', 'no-store');
-        return { data: await createPartner(services, request.body, auditContext(request)) };
+        return { data: await partners.create(request.body, auditContext(request)) };
       },
     );
 
@@ -70,7 +69,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
         schema: { tags: ['Admin'], response: { 200: z.object({ data: z.array(partnerSchema) }), ...errors } },
       },
       async () => ({
-        data: (await services.partners.list()).map((r) => ({
+        data: (await partners.list()).map((r) => ({
           ...r,
           access:
             r.accessScope === 'global'
@@ -90,7 +89,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const partner = await services.partners.get(request.params.id);
+        const partner = await partners.get(request.params.id);
         if (!partner) throw notFound(`No partner ${request.params.id}.`);
         const { accessScope, rootProfileIds, ...rest } = partner;
         return {
@@ -123,7 +122,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const partner = await updatePartner(services, request.params.id, request.body, auditContext(request));
+        const partner = await partners.update(request.params.id, request.body, auditContext(request));
         if (!partner) throw notFound(`No partner ${request.params.id}.`);
         return { data: partner };
       },
@@ -160,8 +159,7 @@ export function partnerAdminRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const result = await rotateSecret(
-          services,
+        const result = await partners.rotateSecret(
           request.params.id,
           request.body?.graceSeconds ?? 0,
           auditContext(request),

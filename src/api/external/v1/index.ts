@@ -1,25 +1,40 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { PartnerAuthentication } from '../../../domain/authentication.js';
+import type { ListingReads } from '../../../domain/listing-query.js';
+import type { ListingWrites } from '../../../domain/listing-writes/index.js';
+import type { LocationReads } from '../../../domain/locations.js';
 import { partnerAuth } from '../../../http/auth.js';
+import type { Metrics } from '../../../http/metrics.js';
+import type { RateLimits } from '../../../http/rate-limit.js';
 import { refuseUndeclaredQuery } from '../../../http/validation.js';
-import type { Services } from '../../../services.js';
 import { listingWriteRoutes } from './listing-writes.js';
 import { listingRoutes } from './listings.js';
 import { locationRoutes } from './locations.js';
 import { referenceRoutes } from './reference.js';
 
+/** What the partner API uses: its use cases, and the HTTP layer's limits and metrics. */
+export interface ExternalApi {
+  authentication: PartnerAuthentication;
+  listings: ListingReads;
+  locations: LocationReads;
+  writes: ListingWrites;
+  rateLimits: RateLimits;
+  metrics: Metrics;
+}
+
 /** The partner API, /api/external/v1: every route authenticates a partner and needs a scope. */
-export function externalRoutes(services: Services): FastifyPluginAsync {
+export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
   return async (app) => {
-    app.addHook('onRequest', partnerAuth(services));
+    app.addHook('onRequest', partnerAuth(api));
     app.addHook('preValidation', refuseUndeclaredQuery);
     // Partner data must never sit in a shared cache (decisions.md). A route that supports
     // revalidation (GET /listings/{id}, with its ETag) sets its own private policy.
     app.addHook('onSend', async (_request, reply) => {
       if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
     });
-    await app.register(listingRoutes(services));
-    await app.register(listingWriteRoutes(services));
-    await app.register(locationRoutes(services));
+    await app.register(listingRoutes(api.listings));
+    await app.register(listingWriteRoutes(api.writes, api.metrics));
+    await app.register(locationRoutes(api.locations, api.listings));
     await app.register(referenceRoutes);
   };
 }

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
 import { ProblemError } from '../../../domain/errors.js';
 import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
-import { changeStatus, type RawItem, upsertListings } from '../../../domain/listing-writes.js';
+import type { ListingWrites, RawItem } from '../../../domain/listing-writes/index.js';
 import { unknownKeyIssues } from '../../../domain/unknown-keys.js';
+import type { Metrics } from '../../../http/metrics.js';
 import { invalidInput } from '../../../http/validation.js';
-import type { Services } from '../../../services.js';
 import { booleanParam } from '../../schemas/query.js';
 import { partnerErrors } from '../../schemas/responses.js';
 import {
@@ -71,7 +71,10 @@ function requireObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function listingWriteRoutes(services: Services): FastifyPluginAsync {
+export function listingWriteRoutes(
+  writes: ListingWrites,
+  metrics: Pick<Metrics, 'bulkItems'>,
+): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -98,12 +101,9 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
         const ref = reference(request.params.externalReference);
         const body = requireObject(request.body);
         const dryRun = request.query.dryRun ?? false;
-        const { results, errors } = await upsertListings(
-          services,
-          partner,
-          [{ index: 0, reference: ref, body }],
-          { dryRun },
-        );
+        const { results, errors } = await writes.upsert(partner, [{ index: 0, reference: ref, body }], {
+          dryRun,
+        });
         const failed = errors[0];
         if (failed) throw new ProblemError(failed.status, failed.code, failed.message, failed.issues);
         const { index: _index, supersededBy: _s, ...result } = results[0]!;
@@ -159,8 +159,8 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
             'externalReference' in record ? record.externalReference : record.external_reference;
           return { index, body, reference };
         });
-        const { results, errors } = await upsertListings(services, partner, raw, { dryRun });
-        if (!dryRun) countBulkOutcomes(services, results, errors.length);
+        const { results, errors } = await writes.upsert(partner, raw, { dryRun });
+        if (!dryRun) countBulkOutcomes(metrics, results, errors.length);
         return {
           data: { successCount: results.length, errorCount: errors.length, results, errors },
           meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) },
@@ -195,12 +195,7 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
           });
         }
         if (issues.length) throw invalidInput('body', issues);
-        const data = await changeStatus(
-          services,
-          partner,
-          ref,
-          status as (typeof ENUMS.status.values)[number],
-        );
+        const data = await writes.changeStatus(partner, ref, status as (typeof ENUMS.status.values)[number]);
         return { data, meta: { partner: writerMeta(partner) } };
       },
     );
@@ -218,20 +213,18 @@ export function listingWriteRoutes(services: Services): FastifyPluginAsync {
       },
       async (request) => {
         const partner = request.partner!;
-        const data = await changeStatus(
-          services,
-          partner,
-          reference(request.params.externalReference),
-          'sold',
-        );
+        const data = await writes.changeStatus(partner, reference(request.params.externalReference), 'sold');
         return { data, meta: { partner: writerMeta(partner) } };
       },
     );
   };
 }
 
-function countBulkOutcomes(services: Services, results: { outcome: string }[], failed: number): void {
-  const { bulkItems } = services.metrics;
+function countBulkOutcomes(
+  { bulkItems }: Pick<Metrics, 'bulkItems'>,
+  results: { outcome: string }[],
+  failed: number,
+): void {
   for (const result of results) bulkItems.inc({ outcome: result.outcome });
   if (failed) bulkItems.inc({ outcome: 'failed' }, failed);
 }

@@ -4,9 +4,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inScope } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
-import { listingFilter, listingPage } from '../../../domain/listing-query.js';
+import type { ListingReads } from '../../../domain/listing-query.js';
 import { partnerMeta } from '../../../http/auth.js';
-import type { Services } from '../../../services.js';
 import { uuidParam } from '../../schemas/query.js';
 import {
   listingSchema,
@@ -25,7 +24,7 @@ export const listingListResponse = z.object({
   }),
 });
 
-export function listingRoutes(services: Services): FastifyPluginAsync {
+export function listingRoutes(listings: ListingReads): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -43,9 +42,9 @@ export function listingRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const partner = request.partner!;
         const query = request.query;
-        const filter = await listingFilter(services, partner, query);
+        const filter = await listings.filter(partner, query);
         return {
-          ...(await listingPage(services, filter, query)),
+          ...(await listings.page(filter, query)),
           meta: { partner: partnerMeta(partner), filters: appliedFilters(query) },
         };
       },
@@ -74,7 +73,7 @@ export function listingRoutes(services: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         const partner = request.partner!;
-        const listing = await services.listings.get(request.params.id);
+        const listing = await listings.get(request.params.id);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
         if (!listing || !inScope(partner.access, listing.dealerProfileId)) {
           throw notFound(`No listing ${request.params.id} in this API secret's access scope.`);

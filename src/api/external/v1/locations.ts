@@ -1,13 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { inScope } from '../../../domain/access.js';
-import { notFound } from '../../../domain/errors.js';
 import { isStorableText } from '../../../domain/listing-input.js';
-import { listingFilter, listingPage } from '../../../domain/listing-query.js';
-import { DEFAULT_LOCATION_PAGE, findLocations, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
+import type { ListingReads } from '../../../domain/listing-query.js';
+import { DEFAULT_LOCATION_PAGE, type LocationReads, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
 import { partnerMeta } from '../../../http/auth.js';
-import type { Services } from '../../../services.js';
 import { booleanParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 import { paging, resolvePaging } from './listing-query-schema.js';
@@ -67,7 +64,7 @@ const locationListingsQuery = z
     externalReference: undefined,
   }));
 
-export function locationRoutes(services: Services): FastifyPluginAsync {
+export function locationRoutes(locations: LocationReads, listings: ListingReads): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -107,7 +104,7 @@ export function locationRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const partner = request.partner!;
         const query = request.query;
-        const { data, total, pagination } = await findLocations(services, partner.access, query);
+        const { data, total, pagination } = await locations.find(partner.access, query);
         return {
           data,
           ...(pagination ? { pagination } : {}),
@@ -140,14 +137,10 @@ export function locationRoutes(services: Services): FastifyPluginAsync {
         const partner = request.partner!;
         const { id } = request.params;
         const query = request.query;
-        // The spec answers 404 here for a location that is unknown or outside the scope alike.
-        if (!inScope(partner.access, id) || !(await services.dealers.existing([id])).has(id)) {
-          throw notFound(`No location ${id} in this API secret's access scope.`);
-        }
-        const own = query.includeChildren ? await services.dealers.subtree([id]) : [id];
-        const filter = await listingFilter(services, partner, query, [own]);
+        const own = await locations.listingScope(partner.access, id, query.includeChildren);
+        const filter = await listings.filter(partner, query, [own]);
         return {
-          ...(await listingPage(services, filter, query)),
+          ...(await listings.page(filter, query)),
           meta: { partner: partnerMeta(partner), filters: { locationId: id, ...appliedFilters(query) } },
         };
       },

@@ -1,0 +1,18 @@
+import type { Db } from '../../store/db.js';
+import type { DealerStore } from '../../store/dealers.js';
+import type { ListingWriteStore } from '../../store/listings-write.js';
+import type { SyncHorizonStore } from '../../store/sync-horizon.js';
+import type { ListingBodySchema } from '../listing-items.js';
+
+/** What writing listings needs: the stores it touches and the bound on its transactions. */
+export interface ListingWriteDeps {
+  db: Pick<Db, 'transaction'>;
+  dealers: Pick<DealerStore, 'existing' | 'idsByCodes'>;
+  store: ListingWriteStore;
+  /** Told after each write, so that a walk starting after the answer sees a fresh horizon. */
+  syncHorizon: Pick<SyncHorizonStore, 'forget'>;
+  /** Validates a listing body (built with the service's settings: history report hosts). */
+  schema: ListingBodySchema;
+  /** Listing writes are bounded in time: sync cursors trust that nothing commits later (docs/sync.md). */
+  writeTimeoutMs: number;
+}
