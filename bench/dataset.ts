@@ -17,8 +17,8 @@ import { compose } from '../src/compose.js';
 import { parseConfig } from '../src/config.js';
 import type { Scope } from '../src/domain/access.js';
 import { localContext } from '../src/store/audit.js';
-import { openDb } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
+import { openDb } from '../src/store/open.js';
 
 const { values } = parseArgs({
   options: {

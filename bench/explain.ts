@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { compose } from '../src/compose.js';
 import { parseConfig } from '../src/config.js';
-import { openDb } from '../src/store/db.js';
+import { openDb } from '../src/store/open.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording } from './lib/db-limit.js';
 import { type Dataset, READS, requestWork, secretOf } from './lib/scenarios.js';

@@ -9,8 +9,9 @@ import type { Config } from './config.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
-import { type Db, openDb } from './store/db.js';
+import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { openDb } from './store/open.js';
 import { ensureCursorKey } from './store/service-info.js';
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: NodeJS.WritableStream): Logger {

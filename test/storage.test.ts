@@ -4,8 +4,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openDb } from '../src/store/db.js';
 import { loadMigrations, migrate, pendingMigrations } from '../src/store/migrate.js';
+import { openDb } from '../src/store/open.js';
 
 const options = (dataDir: string) => ({
   databaseUrl: process.env.DATABASE_URL,

@@ -1,6 +1,6 @@
 import { parseConfig } from '../config.js';
-import { openDb } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import { openDb } from '../store/open.js';
 
 /** `forecourt migrate`: apply pending migrations to the configured database and report them. */
 export async function runMigrate(env: Record<string, string | undefined>): Promise<number> {

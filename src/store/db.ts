@@ -44,12 +44,3 @@ export interface DbOptions {
   connectTimeoutMs: number;
   poolSize: number;
 }
-
-export async function openDb(options: DbOptions): Promise<Db> {
-  if (options.databaseUrl) {
-    const { openPostgres } = await import('./postgres.js');
-    return openPostgres(options.databaseUrl, options);
-  }
-  const { openPglite } = await import('./pglite.js');
-  return openPglite(options.dataDir, options);
-}

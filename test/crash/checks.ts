@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
-import { type Db, openDb, type Queryable } from '../../src/store/db.js';
+import type { Db, Queryable } from '../../src/store/db.js';
+import { openDb } from '../../src/store/open.js';
 
 /**
  * What must hold in the database after any crash, read with plain SQL and with index scans off

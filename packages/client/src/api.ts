@@ -38,3 +38,6 @@ export async function unwrap<T>(
   if (!response.ok || data === undefined) throw errorFromResponse(response, error);
   return { data, response };
 }
+
+/** `?dryRun=true` only when asked: the parameter is absent from ordinary writes. */
+export const dryRun = (value: boolean | undefined) => (value ? { dryRun: true } : {});

@@ -1,4 +1,4 @@
-import { type Api, unwrap } from './api.js';
+import { type Api, dryRun, unwrap } from './api.js';
 import { iterateListings } from './iterate.js';
 import type { ForecourtClient } from './types.js';
 import { upsertMany } from './upsert-many.js';
@@ -58,6 +58,3 @@ export function listingMethods(api: Api): ForecourtClient['listings'] {
   };
   return methods;
 }
-
-/** `?dryRun=true` only when asked: the parameter is absent from ordinary writes. */
-export const dryRun = (value: boolean | undefined) => (value ? { dryRun: true } : {});

@@ -1,6 +1,5 @@
-import type { Api } from './api.js';
+import { type Api, dryRun as dryRunQuery } from './api.js';
 import { errorFromResponse } from './errors.js';
-import { dryRun as dryRunQuery } from './listings.js';
 import type {
   BatchReport,
   BulkResult,

@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { type BatchReport, createClient, type ListingInput } from '../index.js';
+import { CliError } from './errors.js';
+import { record } from './failures.js';
+import { readFeed } from './feed.js';
+import { type MarkResult, markMissingSold } from './mark-missing-sold.js';
+import { describeFeed, errorText, repeatedNote, summary, waitText } from './messages.js';
+import { type Progress, progressBar } from './progress.js';
+import { writeReport } from './report.js';
+import type { Settings } from './settings.js';
+import { clearState, emptyCounts, type ImportState, loadState, partnerKey, saveState } from './state.js';
+import { applyValueMap, readValueMap } from './value-map.js';
+
+/**
+ * One import: read (and map) the feed, resume where an earlier run of the same feed stopped,
+ * upload in batches with a progress bar, write the failure report, then --mark-missing-sold.
+ * Returns the exit code; a run that cannot go on throws a CliError.
+ */
+export async function run(s: Settings, signal: AbortSignal): Promise<number> {
+  const feed = readFeed(s.feedPath, {
+    ...(s.delimiter ? { delimiter: s.delimiter } : {}),
+    ...(s.encoding ? { encoding: s.encoding } : {}),
+  });
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+  say(describeFeed(s.feedPath, feed));
+  if (s.mapPath) {
+    const changed = applyValueMap(feed, readValueMap(s.mapPath));
+    say(`--map ${s.mapPath}: ${changed} ${changed === 1 ? 'value' : 'values'} mapped`);
+  }
+  const repeated = repeatedNote(feed);
+  if (repeated) say(repeated);
+
+  let ca: string | undefined;
+  if (s.ca) {
+    try {
+      ca = readFileSync(s.ca, 'utf8');
+    } catch (error) {
+      throw new CliError(`cannot read --ca ${s.ca}: ${(error as Error).message}`);
+    }
+  }
+  let progress: Progress | undefined;
+  const client = createClient({
+    baseUrl: s.url,
+    secret: s.secret,
+    ...(ca ? { ca } : {}),
+    onWait: (info) => progress?.note(waitText(info)),
+  });
+
+  // Resume: only for a real run of the very same feed, service, partner and batch size.
+  const identity = {
+    feedSha256: feed.sha256,
+    url: s.url,
+    partner: partnerKey(s.secret),
+    batchSize: s.batchSize,
+  };
+  const saved = s.dryRun || s.restart ? undefined : loadState(s.statePath, identity);
+  const state: ImportState = saved ?? {
+    version: 1,
+    ...identity,
+    done: 0,
+    counts: emptyCounts(),
+    failures: [],
+    updatedAt: '',
+  };
+  if (saved) {
+    say(
+      `resuming: ${saved.done} of ${feed.rows.length} listings were sent by an earlier run (${s.statePath})`,
+    );
+  } else if (!s.dryRun) {
+    // A state of another feed, target or batch size (or one --restart ignores) must not mix its
+    // failures into this run's.
+    clearState(s.statePath);
+  }
+
+  const total = feed.rows.length;
+  progress = progressBar(total, { dryRun: s.dryRun });
+  progress.update(state.done, state.counts);
+  const offset = state.done;
+  try {
+    await client.listings.upsertMany(
+      feed.rows.slice(offset).map((r) => r.listing as ListingInput),
+      {
+        dryRun: s.dryRun,
+        batchSize: s.batchSize,
+        signal,
+        onBatch: (batch: BatchReport) => {
+          const added = record(state, feed, offset, batch.results);
+          state.done = offset + batch.indices.at(-1)! + 1;
+          if (!s.dryRun) saveState(s.statePath, state, added);
+          progress!.update(state.done, state.counts);
+        },
+      },
+    );
+  } catch (error) {
+    progress.finish();
+    writeReport(s.reportPath, state.failures);
+    const sent = state.done - offset;
+    // Only a state that exists is worth pointing to (a stop before the first answer saves none).
+    const resume =
+      s.dryRun || state.done === 0
+        ? ''
+        : ` ${state.done} of ${total} listings are done and recorded in ${s.statePath}; run the same command again to resume.`;
+    throw new CliError(`stopped after ${sent} listings: ${errorText(error)}.${resume}`);
+  }
+  progress.finish();
+
+  // Written now, so that a --mark-missing-sold that is refused still leaves the failed rows visible.
+  writeReport(s.reportPath, state.failures);
+  let marked: MarkResult = { count: 0, failures: [] };
+  if (s.markMissingSold) marked = await markMissingSold(s, feed, client, signal);
+
+  const failures = [...state.failures, ...marked.failures];
+  writeReport(s.reportPath, failures);
+  if (!s.dryRun) clearState(s.statePath);
+  process.stdout.write(
+    summary(s, total, state.counts, failures.length, s.markMissingSold ? marked.count : undefined),
+  );
+  return failures.length > 0 ? 1 : 0;
+}
