@@ -10,7 +10,7 @@ import { type ExternalApi, externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import type { Config } from './config.js';
-import { ProblemError } from './domain/errors.js';
+import { type ProblemError, problem } from './domain/errors.js';
 import { answerClientError, answerFrameworkError, watchRequestLine } from './http/client-error.js';
 import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
@@ -108,11 +108,7 @@ export async function buildApp({
       done(null, secureJson.parse(body, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch (error) {
       done(
-        new ProblemError(
-          400,
-          'INVALID_JSON',
-          `The request body is not valid JSON: ${(error as Error).message}`,
-        ),
+        problem('INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`),
         undefined,
       );
     }
@@ -125,7 +121,7 @@ export async function buildApp({
     if (draining) {
       reply.header('Connection', 'close');
       if (request.url !== '/healthz') {
-        throw new ProblemError(503, 'SERVICE_UNAVAILABLE', 'The service is restarting; retry shortly.');
+        throw problem('SERVICE_UNAVAILABLE', 'The service is restarting; retry shortly.');
       }
     }
     // Behind a TLS-terminating proxy, the connection to us is plain; the proxy says what the client used.
@@ -202,8 +198,7 @@ function assertOneHost(raw: IncomingMessage): void {
   let hosts = 0;
   for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
   if (hosts !== 1) {
-    throw new ProblemError(
-      400,
+    throw problem(
       'BAD_REQUEST',
       hosts === 0 ? 'The request has no Host header.' : 'The request has more than one Host header.',
     );
@@ -211,8 +206,7 @@ function assertOneHost(raw: IncomingMessage): void {
 }
 
 export function httpsRequired(): ProblemError {
-  return new ProblemError(
-    403,
+  return problem(
     'HTTPS_REQUIRED',
     'This API is served over HTTPS only. Resend the request to https:// (never send a secret over plain HTTP).',
   );

@@ -12,20 +12,18 @@ export function startupFailureLine(error: unknown, env: Record<string, string | 
   const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
   const cause = (error instanceof DbError ? error.cause : error) as NodeJS.ErrnoException | undefined;
   const db = env.DATABASE_URL ? describeDatabase(env.DATABASE_URL) : 'the embedded database';
-  switch (error instanceof DbError ? (error.sqlState ?? cause?.code) : e?.code) {
-    case '3D000':
+  switch (error instanceof DbError ? error.failure : e?.code) {
+    case 'database-missing':
       return `${db}: the database does not exist. Create it (e.g. createdb) or fix DATABASE_URL.`;
-    case '28P01':
-    case '28000':
+    case 'authentication-failed':
       return `${db}: authentication failed for its user. Fix the user or password in DATABASE_URL.`;
-    case '42501':
+    case 'permission-denied':
       return `${db}: permission denied (${cause?.message ?? 'insufficient privilege'}). Grant the user rights on the database, or use another.`;
-    case 'ECONNREFUSED':
+    case 'connection-refused':
       return `${db}: connection refused. Is PostgreSQL running and listening there? Check the host and port in DATABASE_URL.`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
+    case 'host-unknown':
       return `${db}: the host name does not resolve. Fix the host in DATABASE_URL.`;
-    case 'ETIMEDOUT':
+    case 'connect-timeout':
       return `${db}: no answer within DB_CONNECT_TIMEOUT_MS. Check the host, port and firewall.`;
     case 'EADDRINUSE':
       return `port ${e.port ?? env.PORT ?? 8443} on ${e.address ?? env.HOST ?? '0.0.0.0'} is already in use. Stop the other process or set PORT.`;

@@ -13,7 +13,7 @@ export class AuthFailure extends ProblemError {
     readonly reason: FailureReason,
     message: string,
   ) {
-    super(401, 'UNAUTHORIZED', message);
+    super('UNAUTHORIZED', message);
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ProblemError } from './errors.js';
+import { problem } from './errors.js';
 
 /** A position in the (updatedAt, id) order: updatedAt to the microsecond, as the database has it. */
 export interface Position {
@@ -16,7 +16,7 @@ interface Payload {
 }
 
 const invalid = (why: string) =>
-  new ProblemError(400, 'INVALID_QUERY', `cursor: ${why}`, [
+  problem('INVALID_QUERY', `cursor: ${why}`, [
     { path: 'query.cursor', message: why, code: 'invalid_cursor' },
   ]);
 

@@ -2,7 +2,7 @@ import type { AuditContext, AuditStore } from '../store/audit.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { Dealer, DealerInput, DealerStore } from '../store/dealers.js';
 import { DbError } from '../store/errors.js';
-import { ProblemError } from './errors.js';
+import { ProblemError, problem } from './errors.js';
 
 export type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
 export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefined };
@@ -11,26 +11,26 @@ export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefin
 const IMPORT_CODES_RECORDED = 100;
 
 const invalid = (path: string, message: string) =>
-  new ProblemError(422, 'VALIDATION_FAILED', `${path}: ${message}`, [{ path, message, code: 'invalid' }]);
+  problem('VALIDATION_FAILED', `${path}: ${message}`, [{ path, message, code: 'invalid' }]);
 
-/** Translates the constraint a dealer write broke into what the operator did wrong. */
+/** Translates the rule a dealer write broke into what the operator did wrong. */
 function explain(error: unknown, locationCode: string | undefined): never {
-  if (error instanceof DbError && error.sqlState === '23505') {
-    throw new ProblemError(
-      409,
-      'CONFLICT',
-      `Location code "${locationCode}" is already in use (codes are case-insensitive).`,
-    );
+  if (!(error instanceof DbError)) throw error;
+  switch (error.failure) {
+    case 'location-code-taken':
+      throw problem(
+        'CONFLICT',
+        `Location code "${locationCode}" is already in use (codes are case-insensitive).`,
+      );
+    case 'dealer-cycle':
+      throw invalid('parentId', 'this parent would make the profile its own ancestor');
+    case 'dealer-own-parent':
+      throw invalid('parentId', 'a profile cannot be its own parent');
+    case 'dealer-parent-missing':
+      throw invalid('parentId', 'no dealer profile has this id');
+    default:
+      throw error;
   }
-  if (error instanceof DbError && error.constraint === 'dealer_profiles_no_cycle') {
-    throw invalid('parentId', 'this parent would make the profile its own ancestor');
-  }
-  if (error instanceof DbError && error.sqlState === '23514') {
-    throw invalid('parentId', 'a profile cannot be its own parent');
-  }
-  if (error instanceof DbError && error.sqlState === '23503')
-    throw invalid('parentId', 'no dealer profile has this id');
-  throw error;
 }
 
 async function resolveParent(deps: DealerDeps, input: NewDealer, tx: Queryable): Promise<string | null> {
@@ -138,8 +138,7 @@ export async function importDealers(
           await visit(child, dealer!.id, `${path}.children.${i}`);
       } catch (error) {
         if (error instanceof ProblemError && error.issues) {
-          throw new ProblemError(
-            error.status,
+          throw problem(
             error.code,
             `${path} (${fields.locationCode}): ${error.message}`,
             error.issues.map((i) => ({ ...i, path: `${path}.${i.path}` })),
@@ -149,11 +148,7 @@ export async function importDealers(
           explain(error, fields.locationCode);
         } catch (explained) {
           if (explained instanceof ProblemError) {
-            throw new ProblemError(
-              explained.status,
-              explained.code,
-              `${path} (${fields.locationCode}): ${explained.message}`,
-            );
+            throw problem(explained.code, `${path} (${fields.locationCode}): ${explained.message}`);
           }
           throw explained;
         }

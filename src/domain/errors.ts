@@ -1,5 +1,152 @@
 import type { z } from 'zod';
 
+/**
+ * Every error code the service answers with: its HTTP status, when it happens and what the client
+ * should do. The one table that errors are built from (`problem('NOT_FOUND', message)` takes its
+ * status here), that the OpenAPI document describes, and that the contract tests check the
+ * service against: a code not listed here cannot be raised.
+ */
+export interface ProblemKind {
+  status: number;
+  when: string;
+  action: string;
+  /** Only on write operations (PUT, POST, DELETE). */
+  writeOnly?: boolean;
+  /** Only on the operator API (/api/admin): not part of the partner contract. */
+  adminOnly?: boolean;
+}
+
+export const PROBLEMS = {
+  INVALID_QUERY: {
+    status: 400,
+    when: 'A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor).',
+    action: 'Fix the parameter named in `issues`; do not retry unchanged.',
+  },
+  INVALID_JSON: {
+    status: 400,
+    when: 'The body is not valid JSON.',
+    action: 'Send a JSON document; check your serializer.',
+    writeOnly: true,
+  },
+  INVALID_BODY: {
+    status: 400,
+    when: 'The body is valid JSON but not the object (or array) the operation needs.',
+    action: 'Send the shape shown for this operation.',
+    writeOnly: true,
+  },
+  INVALID_REFERENCE: {
+    status: 400,
+    when: 'An externalReference is missing, longer than 128 characters, or has control characters or outer spaces.',
+    action: 'Use a stable reference of 1 to 128 visible characters.',
+    writeOnly: true,
+  },
+  EMPTY_PAYLOAD: {
+    status: 400,
+    when: 'A bulk upsert with no items.',
+    action: 'Send 1 to 100 items.',
+    writeOnly: true,
+  },
+  TOO_MANY_ITEMS: {
+    status: 400,
+    when: 'A bulk upsert with more than 100 items.',
+    action: 'Split the feed into batches of 100.',
+    writeOnly: true,
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    when: 'No API secret, or a malformed, unknown, rotated-away or disabled one.',
+    action:
+      'Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated.',
+  },
+  HTTPS_REQUIRED: {
+    status: 403,
+    when: 'The request came over plain HTTP.',
+    action: 'Use https:// (and treat the secret as exposed if it was sent in clear).',
+  },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    when: 'The secret lacks the scope this operation needs (the message names it).',
+    action: 'Ask the operator for the scope; do not retry.',
+  },
+  PROFILE_FORBIDDEN: {
+    status: 403,
+    when: 'A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer).',
+    action: 'Use a dealer profile id or location code from GET /locations.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    when: 'Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have.',
+    action: 'Check the id or reference; ids of other partners are never confirmed.',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    when: 'A known path with the wrong method; `Allow` lists the right ones.',
+    action: 'Use a method from `Allow`.',
+    writeOnly: true,
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    when: 'A body over 5 MiB.',
+    action: 'Send fewer items per request.',
+    writeOnly: true,
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    when: 'A body without `Content-Type: application/json`.',
+    action: 'Set the content type.',
+    writeOnly: true,
+  },
+  VALIDATION_FAILED: {
+    status: 422,
+    when: 'A listing or status failed validation; `issues` names every failing field with the rule it broke.',
+    action: 'Fix the fields in `issues`; do not retry unchanged.',
+    writeOnly: true,
+  },
+  RATE_LIMITED: {
+    status: 429,
+    when: 'Over your requests per minute, or too many failed authentications from your address.',
+    action: 'Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget.',
+  },
+  BAD_REQUEST: {
+    status: 400,
+    when: 'The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer.',
+    action: 'Fix your HTTP client or proxy; do not retry unchanged.',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    when: 'The request (headers or body) did not arrive in time. The connection is closed after the answer.',
+    action: 'Retry; check your network or proxy if it repeats.',
+  },
+  URI_TOO_LONG: {
+    status: 414,
+    when: 'The request line (path and query string) is longer than the service reads (16 KiB with the headers). The connection is closed after the answer.',
+    action: 'Shorten the query; no filter needs that much.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    when: 'The request headers are larger than 16 KiB in all. The connection is closed after the answer.',
+    action: 'Send fewer or smaller headers.',
+  },
+  CONFLICT: {
+    status: 409,
+    when: 'The operator API only: a dealer location code already in use (codes are case-insensitive).',
+    action: 'Choose another code, or update the profile that has it.',
+    adminOnly: true,
+  },
+  SERVER_ERROR: {
+    status: 500,
+    when: 'Our fault.',
+    action: 'Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    when: 'The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written.',
+    action: 'Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe.',
+  },
+} as const satisfies Record<string, ProblemKind>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
 export interface Issue {
   path: string;
   message: string;
@@ -7,20 +154,21 @@ export interface Issue {
 }
 
 /**
- * The one error type of the service: a stable machine-readable code, the HTTP status it travels
- * with and a message for humans. Thrown by any layer; rendered in one place (http/errors.ts).
+ * The one error type of the service: a stable machine-readable code, the HTTP status the table
+ * gives it and a message for humans. Thrown by any layer; rendered in one place (http/errors.ts).
  */
 export class ProblemError extends Error {
   readonly headers: Record<string, string> = {};
+  readonly status: number;
 
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ProblemCode,
     message: string,
     readonly issues?: Issue[],
   ) {
     super(message);
     this.name = 'ProblemError';
+    this.status = PROBLEMS[code].status;
   }
 
   body(requestId: string) {
@@ -34,6 +182,10 @@ export class ProblemError extends Error {
     };
   }
 }
+
+/** An error of the table: `problem('PROFILE_FORBIDDEN', 'Dealer profile … is not in …')`. */
+export const problem = (code: ProblemCode, message: string, issues?: Issue[]) =>
+  new ProblemError(code, message, issues);
 
 export function zodIssues(error: z.ZodError, prefix: readonly (string | number)[] = []): Issue[] {
   return error.issues.map((issue) => ({
@@ -49,5 +201,5 @@ function issueCode(issue: z.core.$ZodIssue): string {
   return typeof own === 'string' ? own : issue.code;
 }
 
-export const notFound = (message: string) => new ProblemError(404, 'NOT_FOUND', message);
-export const profileForbidden = (message: string) => new ProblemError(403, 'PROFILE_FORBIDDEN', message);
+export const notFound = (message: string) => problem('NOT_FOUND', message);
+export const profileForbidden = (message: string) => problem('PROFILE_FORBIDDEN', message);

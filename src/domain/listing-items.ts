@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ListingWriteStore } from '../store/listings-write.js';
 import type { Partner } from './access.js';
-import { type Issue, ProblemError, zodIssues } from './errors.js';
+import { type Issue, type ProblemCode, type ProblemError, problem, zodIssues } from './errors.js';
 import { crossFieldInputOfRaw, crossFieldIssues } from './listing-checks.js';
 import {
   isValidReference,
@@ -33,7 +33,7 @@ export interface ItemResult {
 export interface ItemError {
   index: number;
   externalReference?: string;
-  code: string;
+  code: ProblemCode;
   message: string;
   status: number;
   issues?: Issue[];
@@ -63,8 +63,7 @@ export function itemError(index: number, reference: unknown, problem: ProblemErr
 }
 
 export const validationFailed = (issues: Issue[]) =>
-  new ProblemError(
-    422,
+  problem(
     'VALIDATION_FAILED',
     `Invalid listing: ${issues
       .slice(0, 5)
@@ -90,8 +89,7 @@ export type ListingBodySchema = ReturnType<typeof listingBodySchema>;
 
 export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | Invalid | ProblemError {
   if (!isValidReference(item.reference)) {
-    return new ProblemError(
-      400,
+    return problem(
       'INVALID_REFERENCE',
       item.reference === undefined || item.reference === null || item.reference === ''
         ? 'externalReference is required.'
@@ -99,7 +97,7 @@ export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | In
     );
   }
   if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
-    return new ProblemError(400, 'INVALID_BODY', 'A listing must be a JSON object.');
+    return problem('INVALID_BODY', 'A listing must be a JSON object.');
   }
   const parsed = schema.safeParse(item.body);
   if (!parsed.success) {

@@ -3,7 +3,7 @@ import type { ListingFilter, ListingReadStore, Sort } from '../store/listings-re
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, narrow } from './access.js';
 import { type CursorCodec, fingerprint } from './cursor.js';
-import { ProblemError, profileForbidden } from './errors.js';
+import { problem, profileForbidden } from './errors.js';
 
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -118,7 +118,7 @@ async function listingPage(deps: ListingReadDeps, filter: ListingFilter, query: 
     externalReference: query.externalReference ?? null,
   });
   if (query.cursor !== undefined && !syncing) {
-    throw new ProblemError(400, 'INVALID_QUERY', 'cursor works with the updatedAt sort only.', [
+    throw problem('INVALID_QUERY', 'cursor works with the updatedAt sort only.', [
       { path: 'query.cursor', message: 'works with sort=updatedAt only', code: 'invalid_cursor' },
     ]);
   }

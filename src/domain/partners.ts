@@ -3,7 +3,7 @@ import type { Db } from '../store/db.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { PartnerPatch, PartnerRecord, PartnerStore } from '../store/partners.js';
 import { type Access, DEFAULT_SCOPES, type Scope } from './access.js';
-import { ProblemError } from './errors.js';
+import { problem } from './errors.js';
 import { generateSecret, hashSecret } from './secrets.js';
 
 export type AccessInput = { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
@@ -33,8 +33,7 @@ async function checkRoots(deps: PartnerDeps, access: AccessInput | undefined): P
   const known = await deps.dealers.existing(access.rootProfileIds);
   const missing = access.rootProfileIds.filter((id) => !known.has(id));
   if (missing.length) {
-    throw new ProblemError(
-      422,
+    throw problem(
       'VALIDATION_FAILED',
       `access.rootProfileIds: unknown dealer profile ${missing.join(', ')}`,
       [

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isGlobal, type Partner, type Scope } from '../domain/access.js';
 import { AuthFailure, type PartnerAuthentication } from '../domain/authentication.js';
-import { ProblemError } from '../domain/errors.js';
+import { problem } from '../domain/errors.js';
 import { safeEqual } from '../domain/secrets.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimits } from './rate-limit.js';
@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-const unauthorized = (message: string) => new ProblemError(401, 'UNAUTHORIZED', message);
+const unauthorized = (message: string) => problem('UNAUTHORIZED', message);
 
 /** The secret from `Authorization: Bearer …`, else from `X-API-Key`. */
 function presentedSecret(request: FastifyRequest): string | undefined {
@@ -68,8 +68,7 @@ export function partnerAuth({
     request.partner = await authentication.partnerOf(record);
     const needed = request.routeOptions.config.scope;
     if (needed && !record.scopes.includes(needed)) {
-      throw new ProblemError(
-        403,
+      throw problem(
         'INSUFFICIENT_SCOPE',
         `This operation needs the scope "${needed}"; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
       );

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from '../domain/errors.js';
+import { type ProblemError, problem } from '../domain/errors.js';
 
 /**
  * Refusals below the router: requests Node's HTTP parser cannot read, and URLs the router cannot
@@ -42,12 +42,12 @@ function classify(error: NodeJS.ErrnoException, socket: Duplex): ProblemError {
       // when the connection's first request line never ended (see watchRequestLine).
       const longLine = (socket as Partial<Record<typeof LONG_LINE, boolean>>)[LONG_LINE] === true;
       return longLine
-        ? new ProblemError(414, 'URI_TOO_LONG', 'The request line (path and query string) is too long.')
-        : new ProblemError(431, 'HEADERS_TOO_LARGE', 'The request headers are too large (16 KiB in all).');
+        ? problem('URI_TOO_LONG', 'The request line (path and query string) is too long.')
+        : problem('HEADERS_TOO_LARGE', 'The request headers are too large (16 KiB in all).');
     }
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
-      return new ProblemError(408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.');
+      return problem('REQUEST_TIMEOUT', 'The request did not arrive in time.');
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
       return badRequest('The request has both Content-Length and Transfer-Encoding.');
     case 'HPE_INVALID_METHOD':
@@ -61,17 +61,17 @@ function classify(error: NodeJS.ErrnoException, socket: Duplex): ProblemError {
   }
 }
 
-const badRequest = (message: string) => new ProblemError(400, 'BAD_REQUEST', message);
+const badRequest = (message: string) => problem('BAD_REQUEST', message);
 
 /** Server 'clientError' handler: a complete HTTP/1.1 answer, then a graceful close. */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A reset connection, or one already gone, has no one to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const problem = classify(error, socket);
+  const answer = classify(error, socket);
   const requestId = randomUUID();
-  const body = JSON.stringify(problem.body(requestId));
+  const body = JSON.stringify(answer.body(requestId));
   const head = [
-    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
@@ -87,15 +87,15 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
  * than the router keeps. Answered through the reply, so hooks (X-Request-Id, logs) apply.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const problem =
+  const answer =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new ProblemError(414, 'URI_TOO_LONG', 'A path segment is too long.')
+      ? problem('URI_TOO_LONG', 'A path segment is too long.')
       : badRequest('The request path is not valid: broken %-encoding.');
-  request.problem = problem;
+  request.problem = answer;
   return reply
-    .status(problem.status)
+    .status(answer.status)
     .header('X-Request-Id', request.id)
     .header('Cache-Control', 'no-store')
     .header('Connection', 'close')
-    .send(problem.body(request.id));
+    .send(answer.body(request.id));
 }

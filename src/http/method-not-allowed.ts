@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from '../domain/errors.js';
+import { type ProblemError, problem } from '../domain/errors.js';
 
 /**
  * Fastify answers a known path with an unknown method as 404. We answer 405 with `Allow`, so a
@@ -28,13 +28,12 @@ export function registerMethodNotAllowed(app: FastifyInstance): void {
 }
 
 export function methodNotAllowed(method: string, allowed: string[]): ProblemError {
-  const problem = new ProblemError(
-    405,
+  const answer = problem(
     'METHOD_NOT_ALLOWED',
     `${method} is not allowed here; allowed: ${allowed.join(', ')}.`,
   );
-  problem.headers.Allow = allowed.join(', ');
-  return problem;
+  answer.headers.Allow = allowed.join(', ');
+  return answer;
 }
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { ProblemError } from '../domain/errors.js';
+import { type ProblemError, problem } from '../domain/errors.js';
 import { memoryCounter, type WindowCounter } from '../ratelimit/counter.js';
 import { redisCounter } from '../ratelimit/redis-counter.js';
 import type { Metrics } from './metrics.js';
@@ -19,9 +19,9 @@ export interface RateLimitOptions {
 }
 
 function rateLimited(retryAfterS: number, message: string): ProblemError {
-  const problem = new ProblemError(429, 'RATE_LIMITED', message);
-  problem.headers['Retry-After'] = String(retryAfterS);
-  return problem;
+  const answer = problem('RATE_LIMITED', message);
+  answer.headers['Retry-After'] = String(retryAfterS);
+  return answer;
 }
 
 const secondsUntil = (resetAt: number, now: number) => Math.max(1, Math.ceil((resetAt - now) / 1000));

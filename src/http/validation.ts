@@ -1,6 +1,6 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import { type Issue, ProblemError, zodIssues } from '../domain/errors.js';
+import { type Issue, type ProblemError, problem, zodIssues } from '../domain/errors.js';
 import { declaredKeys, expandUnrecognized, unknownKeyIssues } from '../domain/unknown-keys.js';
 
 /**
@@ -17,7 +17,7 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
         const parsed = schema.safeParse(data);
         if (parsed.success) return { value: parsed.data };
       }
-      return { error: new ProblemError(400, 'INVALID_BODY', 'The request body must be a JSON object.') };
+      return { error: problem('INVALID_BODY', 'The request body must be a JSON object.') };
     }
     const kind = part === 'body' ? 'field' : 'parameter';
     const known = declaredKeys(schema);
@@ -39,8 +39,8 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
 /** The error for failed validation: 400 INVALID_QUERY for the URL, 422 VALIDATION_FAILED for a body. */
 export function invalidInput(part: string, issues: Issue[]): ProblemError {
   return part === 'body'
-    ? new ProblemError(422, 'VALIDATION_FAILED', describeIssues('body', issues), issues)
-    : new ProblemError(400, 'INVALID_QUERY', describeIssues('query', issues), issues);
+    ? problem('VALIDATION_FAILED', describeIssues('body', issues), issues)
+    : problem('INVALID_QUERY', describeIssues('query', issues), issues);
 }
 
 /**

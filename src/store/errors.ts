@@ -1,13 +1,79 @@
 /**
+ * What a failed statement means, in the store's words. The rest of the service reads only this:
+ * SQLSTATE codes and constraint names stay in this file.
+ */
+export type DbFailure =
+  /** Unreachable, shutting down, out of connections, or a statement or lock wait that timed out. */
+  | 'unavailable'
+  /** A serialization failure or a deadlock: nothing was written; the same work may be retried. */
+  | 'retryable'
+  /** Another dealer profile has this location code (codes are case-insensitive). */
+  | 'location-code-taken'
+  /** A dealer profile named as its own parent. */
+  | 'dealer-own-parent'
+  /** A parent that would make a dealer profile its own ancestor. */
+  | 'dealer-cycle'
+  /** A parent id that no dealer profile has. */
+  | 'dealer-parent-missing'
+  /** An active or pending listing without a price. */
+  | 'price-when-listed'
+  // Start-up: connecting to the database.
+  | 'database-missing'
+  | 'authentication-failed'
+  | 'permission-denied'
+  | 'connection-refused'
+  | 'host-unknown'
+  | 'connect-timeout'
+  | 'other';
+
+/** Broken constraints by name (migrations/): what each means. */
+const CONSTRAINTS: Record<string, DbFailure> = {
+  dealer_profiles_location_code_key: 'location-code-taken',
+  dealer_profiles_check: 'dealer-own-parent',
+  dealer_profiles_no_cycle: 'dealer-cycle',
+  dealer_profiles_parent_id_fkey: 'dealer-parent-missing',
+  listings_price_when_listed: 'price-when-listed',
+};
+
+/** SQLSTATE codes and network error codes that mean the same whatever the statement. */
+const CODES: Record<string, DbFailure> = {
+  '57014': 'unavailable', // statement timeout or cancel: overloaded, or a query ran away
+  '55P03': 'unavailable', // lock not available (lock_timeout)
+  '53300': 'unavailable', // too many connections
+  '40001': 'retryable',
+  '40P01': 'retryable',
+  '3D000': 'database-missing',
+  '28P01': 'authentication-failed',
+  '28000': 'authentication-failed',
+  '42501': 'permission-denied',
+  ECONNREFUSED: 'connection-refused',
+  ENOTFOUND: 'host-unknown',
+  EAI_AGAIN: 'host-unknown',
+  ETIMEDOUT: 'connect-timeout',
+};
+
+/** The one reading of a driver error: by constraint first, then by code, then by message. */
+export function classifyDbError(
+  code: string | undefined,
+  constraint: string | undefined,
+  message = '',
+): DbFailure {
+  const byConstraint = constraint ? CONSTRAINTS[constraint] : undefined;
+  if (byConstraint) return byConstraint;
+  const byCode = code ? CODES[code] : undefined;
+  if (byCode) return byCode;
+  return isUnavailable(code, message) ? 'unavailable' : 'other';
+}
+
+/**
  * A database failure, labelled with the name of the query that failed so logs say which one.
- * `sqlState` is PostgreSQL's five-character error code when the server (or PGlite) gave one;
- * `unavailable` is set when the database could not be reached at all.
+ * `failure` is what it means (see DbFailure); `sqlState` is PostgreSQL's five-character code, kept
+ * for logs only.
  */
 export class DbError extends Error {
   readonly sqlState: string | undefined;
-  readonly constraint: string | undefined;
   readonly queryName: string;
-  readonly unavailable: boolean;
+  readonly failure: DbFailure;
 
   constructor(cause: unknown, queryName: string) {
     const source = (cause ?? {}) as { message?: string; code?: string; constraint?: string };
@@ -16,8 +82,12 @@ export class DbError extends Error {
     this.queryName = queryName;
     const code = typeof source.code === 'string' ? source.code : undefined;
     this.sqlState = code && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-    this.constraint = source.constraint;
-    this.unavailable = isUnavailable(code, source.message);
+    this.failure = classifyDbError(code, source.constraint, source.message);
+  }
+
+  /** The database could not do the work now (for the client: 503, retry shortly). */
+  get unavailable(): boolean {
+    return ['unavailable', 'connection-refused', 'connect-timeout', 'host-unknown'].includes(this.failure);
   }
 }
 

@@ -1,5 +1,5 @@
 import { inScope, type Partner } from '../access.js';
-import { ProblemError } from '../errors.js';
+import { problem } from '../errors.js';
 import { type ItemError, itemError, type Prepared } from '../listing-items.js';
 import type { ListingWriteDeps } from './deps.js';
 
@@ -41,7 +41,7 @@ export async function resolveDealers(
         itemError(
           p.index,
           p.reference,
-          new ProblemError(403, 'PROFILE_FORBIDDEN', `${what} is not in this API secret's access scope.`),
+          problem('PROFILE_FORBIDDEN', `${what} is not in this API secret's access scope.`),
         ),
       );
     }

@@ -1,7 +1,7 @@
 import { DbError } from '../../store/errors.js';
 import type { Partner } from '../access.js';
 import { inScope } from '../access.js';
-import { ProblemError } from '../errors.js';
+import { problem } from '../errors.js';
 import { priceIssue } from '../listing-checks.js';
 import type { Status } from '../listing-input.js';
 import { validationFailed } from '../listing-items.js';
@@ -23,14 +23,9 @@ export async function changeStatus(
       async (tx) => {
         const [current] = await deps.store.lockExisting(partner.id, [reference], tx);
         if (!current)
-          throw new ProblemError(
-            404,
-            'NOT_FOUND',
-            `This partner has no listing with externalReference "${reference}".`,
-          );
+          throw problem('NOT_FOUND', `This partner has no listing with externalReference "${reference}".`);
         if (!inScope(partner.access, current.dealerProfileId)) {
-          throw new ProblemError(
-            403,
+          throw problem(
             'PROFILE_FORBIDDEN',
             `Listing "${reference}" belongs to dealer profile ${current.dealerProfileId}, which is not in this API secret's access scope.`,
           );
@@ -40,7 +35,7 @@ export async function changeStatus(
           .catch((error: unknown) => {
             // Fix (model tests): a listing without a price moved to active or pending broke the
             // table's check and answered 500; the rule is a validation failure like on PUT.
-            if (error instanceof DbError && error.constraint === 'listings_price_when_listed')
+            if (error instanceof DbError && error.failure === 'price-when-listed')
               throw priceRequired(status);
             throw error;
           });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../store/db.js';
 import type { ExistingListing, ListingRow, WrittenListing } from '../../store/listings-write.js';
 import { inScope, type Partner } from '../access.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError, problem } from '../errors.js';
 import { crossFieldIssues, resultingStatus } from '../listing-checks.js';
 import type { Status } from '../listing-input.js';
 import {
@@ -140,8 +140,7 @@ function checkItem(
   defaultDealer: string | undefined,
 ): ProblemError | Checked {
   if (current && !inScope(partner.access, current.dealerProfileId)) {
-    return new ProblemError(
-      403,
+    return problem(
       'PROFILE_FORBIDDEN',
       `Listing "${item.reference}" belongs to dealer profile ${current.dealerProfileId}, which is no longer in this API secret's access scope.`,
     );

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
-import { ProblemError } from '../../../domain/errors.js';
+import { problem } from '../../../domain/errors.js';
 import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
 import type { ListingWrites, RawItem } from '../../../domain/listing-writes/index.js';
 import { unknownKeyIssues } from '../../../domain/unknown-keys.js';
@@ -58,15 +58,14 @@ const writeErrors = {
 };
 
 function reference(raw: string): string {
-  if (!isValidReference(raw))
-    throw new ProblemError(400, 'INVALID_REFERENCE', `externalReference ${referenceRule}.`);
+  if (!isValidReference(raw)) throw problem('INVALID_REFERENCE', `externalReference ${referenceRule}.`);
   return raw;
 }
 
 function requireObject(body: unknown): Record<string, unknown> {
-  if (body === undefined) throw new ProblemError(400, 'INVALID_BODY', 'A JSON object body is required.');
+  if (body === undefined) throw problem('INVALID_BODY', 'A JSON object body is required.');
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ProblemError(400, 'INVALID_BODY', 'The request body must be a JSON object.');
+    throw problem('INVALID_BODY', 'The request body must be a JSON object.');
   }
   return body as Record<string, unknown>;
 }
@@ -105,7 +104,7 @@ export function listingWriteRoutes(
           dryRun,
         });
         const failed = errors[0];
-        if (failed) throw new ProblemError(failed.status, failed.code, failed.message, failed.issues);
+        if (failed) throw problem(failed.code, failed.message, failed.issues);
         const { index: _index, supersededBy: _s, ...result } = results[0]!;
         reply.status(result.created ? 201 : 200);
         return { data: result, meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) } };
@@ -232,31 +231,21 @@ function countBulkOutcomes(
 /** The bulk body: a JSON array of listings, or {items: [...]}. */
 function bulkItems(body: unknown): unknown[] {
   if (body === undefined)
-    throw new ProblemError(
-      400,
-      'EMPTY_PAYLOAD',
-      'No items: send a JSON array of listings or {"items": [...]}.',
-    );
+    throw problem('EMPTY_PAYLOAD', 'No items: send a JSON array of listings or {"items": [...]}.');
   const items = Array.isArray(body)
     ? body
     : body !== null && typeof body === 'object'
       ? (body as { items?: unknown }).items
       : undefined;
   if (items === undefined && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    throw new ProblemError(400, 'EMPTY_PAYLOAD', 'No items: the object has no "items" array.');
+    throw problem('EMPTY_PAYLOAD', 'No items: the object has no "items" array.');
   }
   if (!Array.isArray(items)) {
-    throw new ProblemError(
-      400,
-      'INVALID_BODY',
-      'The body must be a JSON array of listings or an object {"items": [...]}.',
-    );
+    throw problem('INVALID_BODY', 'The body must be a JSON array of listings or an object {"items": [...]}.');
   }
-  if (items.length === 0)
-    throw new ProblemError(400, 'EMPTY_PAYLOAD', 'No items: the list of listings is empty.');
+  if (items.length === 0) throw problem('EMPTY_PAYLOAD', 'No items: the list of listings is empty.');
   if (items.length > MAX_BULK_ITEMS) {
-    throw new ProblemError(
-      400,
+    throw problem(
       'TOO_MANY_ITEMS',
       `${items.length} items sent; at most ${MAX_BULK_ITEMS} per request. Split the feed into batches of ${MAX_BULK_ITEMS}.`,
     );
