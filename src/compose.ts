@@ -47,7 +47,7 @@ export function compose(
   return {
     listings: listingReads({
       dealers,
-      listings: listingReadStore(readDb, listingBaseUrl),
+      listings: listingReadStore(readDb),
       cursors,
       syncHorizon,
     }),
@@ -69,6 +69,7 @@ export function compose(
     dealers: dealerAdmin({ db, dealers, audit }),
     partners: partnerAdmin({ db, partners, dealers, audit }),
     auditLog: { list: audit.list.bind(audit) },
+    listingBaseUrl,
     /** For the replica's horizon publisher (runtime.ts). */
     syncHorizon,
   };

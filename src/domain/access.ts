@@ -2,6 +2,8 @@ import { profileForbidden } from './errors.js';
 
 export type Scope = 'read:listings' | 'read:locations' | 'write:listings';
 export const ALL_SCOPES: readonly Scope[] = ['read:listings', 'read:locations', 'write:listings'];
+
+export const isScope = (value: string): value is Scope => (ALL_SCOPES as readonly string[]).includes(value);
 export const DEFAULT_SCOPES: readonly Scope[] = ['read:listings', 'read:locations'];
 
 /** What one partner may see. `profileIds` is the closed set: roots and every descendant. */

@@ -1,7 +1,7 @@
 import type { AuditStore } from '../store/audit.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { PartnerRecord, PartnerStore } from '../store/partners.js';
-import type { Access, Partner } from './access.js';
+import { type Access, isScope, type Partner } from './access.js';
 import { ProblemError } from './errors.js';
 import { hashSecret, isWellFormedSecret } from './secrets.js';
 
@@ -71,7 +71,7 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     return {
       id: record.id,
       name: record.name,
-      scopes: record.scopes,
+      scopes: record.scopes.filter(isScope),
       access,
       rateLimitPerMinute: record.rateLimitPerMinute,
     };

@@ -1,11 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Position } from '../store/listings-read.js';
 import { problem } from './errors.js';
 
-/** A position in the (updatedAt, id) order: updatedAt to the microsecond, as the database has it. */
-export interface Position {
-  ts: string;
-  id: string;
-}
+export type { Position };
 
 interface Payload {
   v: 1;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ListingFieldName } from '../store/listing-columns.js';
 import type { ENUMS } from './enums.js';
 import {
   bool,
@@ -14,7 +15,6 @@ import {
   text,
   VIN_PATTERN,
 } from './listing-field-types.js';
-import type { ListingFieldName } from './listing-fields.js';
 
 /**
  * The listing write shape: validation and normalisation of one listing as a partner sends it

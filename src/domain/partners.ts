@@ -2,7 +2,7 @@ import type { AuditContext, AuditStore } from '../store/audit.js';
 import type { Db } from '../store/db.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { PartnerPatch, PartnerRecord, PartnerStore } from '../store/partners.js';
-import { type Access, DEFAULT_SCOPES, type Scope } from './access.js';
+import { type Access, DEFAULT_SCOPES, isScope, type Scope } from './access.js';
 import { problem } from './errors.js';
 import { generateSecret, hashSecret } from './secrets.js';
 
@@ -24,6 +24,7 @@ export function partnerView(record: PartnerRecord): PartnerView {
   const { accessScope, rootProfileIds, ...rest } = record;
   return {
     ...rest,
+    scopes: rest.scopes.filter(isScope),
     access: accessScope === 'global' ? { scope: 'global' } : { scope: 'restricted', rootProfileIds },
   };
 }

@@ -1,6 +1,5 @@
-import { LISTING_FIELDS } from '../domain/listing-fields.js';
-import type { ListingDto } from '../domain/resources.js';
-import { rowToDealer } from './dealers.js';
+import { type Dealer, rowToDealer } from './dealers.js';
+import { LISTING_FIELDS, type ListingFieldName } from './listing-columns.js';
 
 /** Every column a full listing read needs: the listing `l`, its dealer `d`, the dealer's parent `p`. */
 export const LISTING_COLUMNS = `l.id, l.slug, l.external_reference, l.status, l.created_at, l.updated_at, l.sold_at,
@@ -17,41 +16,37 @@ export const LISTING_JOINS = `JOIN partners pa ON pa.id = l.partner_id
   JOIN dealer_profiles d ON d.id = l.dealer_profile_id
   LEFT JOIN dealer_profiles p ON p.id = d.parent_id`;
 
-export type Listing = ListingDto;
+/**
+ * A listing as stored: every writable field under its name, with the row's own columns and its
+ * dealer. How partners see it (listingUrl, the nested location, images with positions) is the
+ * API's business: api/external/v1/listing-view.ts.
+ */
+export interface StoredListing {
+  id: string;
+  slug: string;
+  externalReference: string;
+  /** The name of the partner that wrote it. */
+  externalProvider: string;
+  status: string;
+  values: Record<ListingFieldName, unknown>;
+  dealer: Dealer;
+  createdAt: Date;
+  updatedAt: Date;
+  soldAt: Date | null;
+}
 
-const NESTED_IN_LOCATION = new Set(['postalCode', 'city', 'province', 'latitude', 'longitude']);
-
-export function rowToListing(row: Record<string, unknown>, listingBaseUrl: string): Listing {
-  const images = (row.images as string[]).map((url, position) => ({ url, position }));
-  const listing: Record<string, unknown> = {
+export function rowToStoredListing(row: Record<string, unknown>): StoredListing {
+  const values = Object.fromEntries(LISTING_FIELDS.map(([field, column]) => [field, row[column] ?? null]));
+  return {
     id: row.id as string,
     slug: row.slug as string,
-    listingUrl: `${listingBaseUrl}/${row.slug as string}`,
-    dealerProfileId: row.d_id as string,
     externalReference: row.external_reference as string,
     externalProvider: row.external_provider as string,
     status: row.status as string,
-    location: {
-      postalCode: row.postal_code as string | null,
-      city: row.city as string | null,
-      province: row.province as string | null,
-      latitude: row.latitude as number | null,
-      longitude: row.longitude as number | null,
-    },
-    images,
-    mainImageUrl: images[0]?.url ?? null,
-    features: row.features as { category: string; name: string }[],
+    values: values as Record<ListingFieldName, unknown>,
     dealer: rowToDealer(row, 'd_'),
-    createdAt: (row.created_at as Date).toISOString(),
-    updatedAt: (row.updated_at as Date).toISOString(),
+    createdAt: row.created_at as Date,
+    updatedAt: row.updated_at as Date,
+    soldAt: (row.sold_at as Date | null) ?? null,
   };
-  for (const [field, column] of LISTING_FIELDS) {
-    if (NESTED_IN_LOCATION.has(field) || field === 'images' || field === 'features') continue;
-    const value = row[column];
-    // The spec shows historyReportUrl only "when provided"; every other field is always present.
-    if (field === 'historyReportUrl' && value == null) continue;
-    listing[field] = value ?? null;
-  }
-  if (row.sold_at) listing.soldAt = (row.sold_at as Date).toISOString();
-  return listing as Listing;
 }

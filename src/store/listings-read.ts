@@ -1,6 +1,5 @@
-import type { Position } from '../domain/cursor.js';
 import type { Queryable } from './db.js';
-import { LISTING_COLUMNS, LISTING_JOINS, type Listing, rowToListing } from './listing-rows.js';
+import { LISTING_COLUMNS, LISTING_JOINS, rowToStoredListing, type StoredListing } from './listing-rows.js';
 
 export const SORTS = ['updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'price', '-price'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -19,6 +18,12 @@ const STATUSES = ['active', 'pending', 'sold', 'draft'];
 /** Past this many rows into a list, walking each dealer's index separately stops paying off. */
 const PER_DEALER_MAX_ROWS = 2000;
 
+/** A position in the (updatedAt, id) order: updatedAt to the microsecond, as the database has it. */
+export interface Position {
+  ts: string;
+  id: string;
+}
+
 export interface ListingFilter {
   /** Dealer profiles to show; null = every profile (global partner, no filter). */
   profileIds: readonly string[] | null;
@@ -31,7 +36,7 @@ export interface ListingFilter {
 }
 
 export interface PageRow {
-  listing: Listing;
+  listing: StoredListing;
   /** The row's place in the (updatedAt, id) order, to the microsecond. */
   position: Position;
   /** updatedAt lies behind the commit horizon: no transaction still open can write before it. */
@@ -103,7 +108,7 @@ function pageSource(
  * `sideProbe`: how many listings before an updatedSince point are counted before the other side
  * is tried (see count); tests lower it to reach every branch with a few listings.
  */
-export function listingReadStore(db: Queryable, listingBaseUrl: string, sideProbe = 5000) {
+export function listingReadStore(db: Queryable, sideProbe = 5000) {
   return {
     /**
      * One page in the given order; with `after`, strictly after that (updatedAt, id) position
@@ -140,7 +145,7 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string, sideProb
         params,
       );
       return rows.map((r) => ({
-        listing: rowToListing(r, listingBaseUrl),
+        listing: rowToStoredListing(r),
         position: { ts: r.pos_ts as string, id: r.id as string },
         settled: r.settled as boolean,
       }));
@@ -205,13 +210,13 @@ export function listingReadStore(db: Queryable, listingBaseUrl: string, sideProb
       return rows[0]!.n;
     },
 
-    async get(id: string, tx: Queryable = db): Promise<Listing | undefined> {
+    async get(id: string, tx: Queryable = db): Promise<StoredListing | undefined> {
       const rows = await tx.query(
         'GetListing',
         `SELECT ${LISTING_COLUMNS} FROM listings l ${LISTING_JOINS} WHERE l.id = $1`,
         [id],
       );
-      return rows[0] ? rowToListing(rows[0], listingBaseUrl) : undefined;
+      return rows[0] ? rowToStoredListing(rows[0]) : undefined;
     },
   };
 }

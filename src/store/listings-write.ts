@@ -1,5 +1,5 @@
-import { LISTING_FIELDS, type ListingFieldName } from '../domain/listing-fields.js';
 import type { Queryable } from './db.js';
+import { LISTING_FIELDS, type ListingFieldName } from './listing-columns.js';
 
 const SQL_TYPE = {
   text: 'text',

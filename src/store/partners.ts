@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Scope } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 export interface PartnerRecord {
   id: string;
   name: string;
-  scopes: Scope[];
+  /** As stored; the domain reads only the scopes it knows (domain/access.ts). */
+  scopes: string[];
   accessScope: 'global' | 'restricted';
   rootProfileIds: string[];
   rateLimitPerMinute: number | null;
@@ -22,7 +22,7 @@ function toRecord(row: Record<string, unknown>): PartnerRecord {
   return {
     id: row.id as string,
     name: row.name as string,
-    scopes: row.scopes as Scope[],
+    scopes: row.scopes as string[],
     accessScope: row.access_scope as 'global' | 'restricted',
     rootProfileIds: row.root_profile_ids as string[],
     rateLimitPerMinute: row.rate_limit_per_minute as number | null,
@@ -35,7 +35,7 @@ function toRecord(row: Record<string, unknown>): PartnerRecord {
 
 export interface PartnerPatch {
   name?: string | undefined;
-  scopes?: Scope[] | undefined;
+  scopes?: string[] | undefined;
   accessScope?: 'global' | 'restricted' | undefined;
   rootProfileIds?: string[] | undefined;
   disabled?: boolean | undefined;

@@ -7,7 +7,7 @@ export {
   listingSchema,
   locationSchema,
   partnerMetaSchema,
-} from '../../domain/resources.js';
+} from './resources.js';
 
 export const errorResponse = z
   .object({

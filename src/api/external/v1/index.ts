@@ -7,6 +7,7 @@ import { partnerAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
 import type { RateLimits } from '../../../http/rate-limit.js';
 import { refuseUndeclaredQuery } from '../../../http/validation.js';
+import { listingView } from './listing-view.js';
 import { listingWriteRoutes } from './listing-writes.js';
 import { listingRoutes } from './listings.js';
 import { locationRoutes } from './locations.js';
@@ -18,6 +19,8 @@ export interface ExternalApi {
   listings: ListingReads;
   locations: LocationReads;
   writes: ListingWrites;
+  /** Where a listing's public page is: `listingUrl` is this plus its slug. */
+  listingBaseUrl: string;
   rateLimits: RateLimits;
   metrics: Metrics;
 }
@@ -32,9 +35,10 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     app.addHook('onSend', async (_request, reply) => {
       if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
     });
-    await app.register(listingRoutes(api.listings));
+    const view = listingView(api.listingBaseUrl);
+    await app.register(listingRoutes(api.listings, view));
     await app.register(listingWriteRoutes(api.writes, api.metrics));
-    await app.register(locationRoutes(api.locations, api.listings));
+    await app.register(locationRoutes(api.locations, api.listings, view));
     await app.register(referenceRoutes);
   };
 }

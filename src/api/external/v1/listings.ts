@@ -6,6 +6,7 @@ import { inScope } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
 import type { ListingReads } from '../../../domain/listing-query.js';
 import { partnerMeta } from '../../../http/auth.js';
+import type { StoredListing } from '../../../store/listing-rows.js';
 import { uuidParam } from '../../schemas/query.js';
 import {
   listingSchema,
@@ -14,6 +15,7 @@ import {
   partnerMetaSchema,
 } from '../../schemas/responses.js';
 import { listingsQuery } from './listing-query-schema.js';
+import type { ListingViewer } from './listing-view.js';
 
 export const listingListResponse = z.object({
   data: z.array(listingSchema),
@@ -24,7 +26,7 @@ export const listingListResponse = z.object({
   }),
 });
 
-export function listingRoutes(listings: ListingReads): FastifyPluginAsync {
+export function listingRoutes(listings: ListingReads, view: ListingViewer): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -44,7 +46,7 @@ export function listingRoutes(listings: ListingReads): FastifyPluginAsync {
         const query = request.query;
         const filter = await listings.filter(partner, query);
         return {
-          ...(await listings.page(filter, query)),
+          ...viewPage(await listings.page(filter, query), view),
           meta: { partner: partnerMeta(partner), filters: appliedFilters(query) },
         };
       },
@@ -73,12 +75,13 @@ export function listingRoutes(listings: ListingReads): FastifyPluginAsync {
       },
       async (request, reply) => {
         const partner = request.partner!;
-        const listing = await listings.get(request.params.id);
+        const stored = await listings.get(request.params.id);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
-        if (!listing || !inScope(partner.access, listing.dealerProfileId)) {
+        if (!stored || !inScope(partner.access, stored.dealer.id)) {
           throw notFound(`No listing ${request.params.id} in this API secret's access scope.`);
         }
         // The ETag covers everything shown (the dealer's details too), so a 304 is never stale.
+        const listing = view(stored);
         const etag = `"${createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 27)}"`;
         reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
         if (matchesEtag(request.headers['if-none-match'], etag))
@@ -123,4 +126,9 @@ export function appliedFilters(query: {
     ...(query.mine ? { mine: true } : {}),
     ...(query.externalReference !== undefined ? { externalReference: query.externalReference } : {}),
   };
+}
+
+/** A page of stored listings as partners read them. */
+export function viewPage<P extends { data: StoredListing[] }>(page: P, view: ListingViewer) {
+  return { ...page, data: page.data.map(view) };
 }

@@ -8,7 +8,8 @@ import { partnerMeta } from '../../../http/auth.js';
 import { booleanParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 import { paging, resolvePaging } from './listing-query-schema.js';
-import { appliedFilters, listingListResponse } from './listings.js';
+import type { ListingViewer } from './listing-view.js';
+import { appliedFilters, listingListResponse, viewPage } from './listings.js';
 
 export const locationsQuery = z
   .object({
@@ -64,7 +65,11 @@ const locationListingsQuery = z
     externalReference: undefined,
   }));
 
-export function locationRoutes(locations: LocationReads, listings: ListingReads): FastifyPluginAsync {
+export function locationRoutes(
+  locations: LocationReads,
+  listings: ListingReads,
+  view: ListingViewer,
+): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -140,7 +145,7 @@ export function locationRoutes(locations: LocationReads, listings: ListingReads)
         const own = await locations.listingScope(partner.access, id, query.includeChildren);
         const filter = await listings.filter(partner, query, [own]);
         return {
-          ...(await listings.page(filter, query)),
+          ...viewPage(await listings.page(filter, query), view),
           meta: { partner: partnerMeta(partner), filters: { locationId: id, ...appliedFilters(query) } },
         };
       },

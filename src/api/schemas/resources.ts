@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENUMS } from './enums.js';
+import { ENUMS } from '../../domain/enums.js';
 
 /** The shapes of the resources the API returns; types for the stores and schemas for the routes. */
 
