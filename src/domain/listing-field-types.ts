@@ -8,19 +8,30 @@ import { ENUMS, type EnumName, matchEnum, refusalOf } from './enums.js';
 
 const REFERENCE_RULE = 'must be 1 to 128 characters, without control characters or leading/trailing spaces';
 
-/** A partner's reference: 1 to 128 characters, no control characters, no outer white space. */
-export function isValidReference(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    value.length >= 1 &&
-    value.length <= 128 &&
-    value === value.trim() &&
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-    !/[\u0000-\u001f\u007f-\u009f]/.test(value) &&
-    // Fix (write tests): a bulk item's reference with an unpaired surrogate ("\ud800" in JSON) passed
-    // and then broke the jsonb batch parameter: a 500 instead of INVALID_REFERENCE.
-    isStorableText(value)
+// No control character anywhere (C0, DEL, C1), and no white space at either end. Written so that
+// the JSON Schema of the document carries it too (a `pattern` every validator understands).
+const REFERENCE_PATTERN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  /^[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f])?$/;
+
+/**
+ * A partner's reference: the one statement of the rule, for bodies, paths, queries and the
+ * document. 1 to 128 characters, no control characters, no outer white space, storable text.
+ */
+export const referenceSchema = z
+  .string({ error: REFERENCE_RULE })
+  .min(1, REFERENCE_RULE)
+  .max(128, REFERENCE_RULE)
+  .regex(REFERENCE_PATTERN, REFERENCE_RULE)
+  // Fix (write tests): a bulk item's reference with an unpaired surrogate ("\ud800" in JSON) passed
+  // and then broke the jsonb batch parameter: a 500 instead of INVALID_REFERENCE.
+  .refine((value) => isStorableText(value), REFERENCE_RULE)
+  .describe(
+    'Your own unique reference: 1 to 128 characters, no control characters, no leading or trailing spaces.',
   );
+
+export function isValidReference(value: unknown): value is string {
+  return referenceSchema.safeParse(value).success;
 }
 export const referenceRule = REFERENCE_RULE;
 

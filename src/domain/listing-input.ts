@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ListingFieldName } from '../store/listing-columns.js';
+import { LISTING_FIELDS, type ListingFieldName } from '../store/listing-columns.js';
 import type { ENUMS } from './enums.js';
 import {
   bool,
@@ -25,7 +25,7 @@ import {
 export type Status = (typeof ENUMS.status.values)[number];
 
 // The reference rule and storable text live with the field types; importers know them from here.
-export { isStorableText, isValidReference, referenceRule } from './listing-field-types.js';
+export { isStorableText, isValidReference, referenceRule, referenceSchema } from './listing-field-types.js';
 
 export interface ListingSchemaOptions {
   historyReportHosts: readonly string[];
@@ -202,45 +202,14 @@ export function toListingWrite(body: ListingBody): ListingWrite {
   );
   const pick = <T>(...values: (T | null | undefined)[]) =>
     values.find((v) => v !== undefined && v !== null) ?? null;
-  const values: Record<ListingFieldName, unknown> = {
-    title: body.title,
-    description: body.description ?? null,
-    price: body.price ?? null,
+  // Every field is the body's value, or null when left out (replace semantics), except these,
+  // which fold aliases, the nested location and defaults.
+  const folded: Partial<Record<ListingFieldName, unknown>> = {
     currency: body.currency ?? 'EUR',
-    brand: body.brand ?? null,
-    model: body.model ?? null,
-    variant: body.variant ?? null,
-    year: body.year ?? null,
-    mileage: body.mileage ?? null,
-    fuelType: body.fuelType ?? null,
-    transmission: body.transmission ?? null,
-    bodyType: body.bodyType ?? null,
-    color: body.color ?? null,
-    interiorColor: body.interiorColor ?? null,
-    interiorMaterial: body.interiorMaterial ?? null,
-    paintType: body.paintType ?? null,
-    doors: body.doors ?? null,
-    seats: body.seats ?? null,
-    gears: body.gears ?? null,
-    previousOwners: body.previousOwners ?? null,
-    powerKw: body.powerKw ?? null,
-    co2Emission: body.co2Emission ?? null,
-    co2Type: body.co2Type ?? null,
-    emissionClass: body.emissionClass ?? null,
-    firstRegistration: body.firstRegistration ?? null,
-    driveType: body.driveType ?? null,
-    weight: body.weight ?? null,
-    fuelConsumption: body.fuelConsumption ?? null,
-    serviceHistory: body.serviceHistory ?? null,
-    warranty: body.warranty ?? null,
-    warrantyMonths: body.warrantyMonths ?? null,
-    vehicleType: body.vehicleType ?? null,
     conditionTags: dedupe(
       (body.conditionTags ?? []).filter((t): t is string => !!t),
       (t) => t,
     ),
-    engine: body.engine ?? null,
-    vin: body.vin ?? null,
     historyReportUrl: pick(
       body.historyReportUrl,
       body.historyReport,
@@ -255,6 +224,10 @@ export function toListingWrite(body: ListingBody): ListingWrite {
     images,
     features,
   };
+  const given = body as Record<string, unknown>;
+  const values = Object.fromEntries(
+    LISTING_FIELDS.map(([field]) => [field, field in folded ? folded[field] : (given[field] ?? null)]),
+  ) as Record<ListingFieldName, unknown>;
   return {
     values,
     status: (body.status ?? undefined) as Status | undefined,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ListingWriteStore } from '../store/listings-write.js';
 import type { Partner } from './access.js';
 import { type Issue, type ProblemCode, type ProblemError, problem, zodIssues } from './errors.js';
@@ -17,27 +17,40 @@ import { expandUnrecognized } from './unknown-keys.js';
  * and errors, and the validation that turns a raw item into a write or into every issue it has.
  */
 
-export type Outcome = 'created' | 'updated' | 'unchanged' | 'superseded';
+export const outcomeSchema = z.enum(['created', 'updated', 'unchanged', 'superseded']);
+export type Outcome = z.infer<typeof outcomeSchema>;
 
-export interface ItemResult {
-  index: number;
-  externalReference: string;
-  listingId: string;
-  status: string;
-  created: boolean;
-  outcome: Outcome;
+const issueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
+
+/** What a write answers for one listing (PUT, and each bulk result without its index). */
+export const writeResultSchema = z.object({
+  listingId: z.string(),
+  externalReference: z.string(),
+  status: z.string(),
+  created: z.boolean(),
+  outcome: outcomeSchema.describe(
+    'unchanged: the listing already had this content; its updatedAt did not move.',
+  ),
+});
+
+/** One successful item of a bulk upsert, at its index in the request. */
+export const itemResultSchema = writeResultSchema.extend({
+  index: z.number().int(),
   /** For an item whose reference comes again later in the same request: the index that won. */
-  supersededBy?: number;
-}
+  supersededBy: z.number().int().optional(),
+});
+export type ItemResult = z.infer<typeof itemResultSchema>;
 
-export interface ItemError {
-  index: number;
-  externalReference?: string;
-  code: ProblemCode;
-  message: string;
-  status: number;
-  issues?: Issue[];
-}
+/** One failed item of a bulk upsert: the error a PUT of it alone would have answered. */
+export const itemErrorSchema = z.object({
+  index: z.number().int(),
+  externalReference: z.string().optional(),
+  code: z.string(),
+  message: z.string(),
+  status: z.number().int(),
+  issues: z.array(issueSchema).optional(),
+});
+export type ItemError = z.infer<typeof itemErrorSchema> & { code: ProblemCode };
 
 export interface RawItem {
   index: number;

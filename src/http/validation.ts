@@ -38,9 +38,11 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
 
 /** The error for failed validation: 400 INVALID_QUERY for the URL, 422 VALIDATION_FAILED for a body. */
 export function invalidInput(part: string, issues: Issue[]): ProblemError {
-  return part === 'body'
-    ? problem('VALIDATION_FAILED', describeIssues('body', issues), issues)
-    : problem('INVALID_QUERY', describeIssues('query', issues), issues);
+  if (part === 'body') return problem('VALIDATION_FAILED', describeIssues('body', issues), issues);
+  // The reference in the path has a code of its own (the same a bulk item's reference gets).
+  const reference = issues.find((issue) => issue.path === 'params.externalReference');
+  if (reference) return problem('INVALID_REFERENCE', `externalReference ${reference.message}.`, issues);
+  return problem('INVALID_QUERY', describeIssues('query', issues), issues);
 }
 
 /**

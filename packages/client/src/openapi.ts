@@ -1694,7 +1694,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Your own reference for the listing (1 to 128 characters). */
+                /** @description Your own unique reference: 1 to 128 characters, no control characters, no leading or trailing spaces. */
                 externalReference: string;
             };
             cookie?: never;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
-import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
+import { referenceSchema } from '../../../domain/listing-input.js';
 import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../domain/listing-query.js';
 import { SORTS } from '../../../store/listings-read.js';
 import {
@@ -23,7 +23,7 @@ const statusParam = z
   .meta({ 'x-query-type': { type: 'string', enum: [...ENUMS.status.values, 'all'] } });
 
 /** A partner's own reference, by the same rule as on writes (a reference can never match otherwise). */
-const referenceParam = z.string().refine(isValidReference, `must be a reference: ${referenceRule}`);
+const referenceParam = referenceSchema;
 
 /** Query parameters shared by GET /listings and GET /locations/{id}/listings. */
 export const paging = {

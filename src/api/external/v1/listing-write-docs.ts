@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
-import { listingBodySchema } from '../../../domain/listing-input.js';
+import { listingBodySchema, referenceSchema } from '../../../domain/listing-input.js';
 
 /**
  * Request bodies of the write operations, for the OpenAPI document only. The domain validates
@@ -46,11 +46,7 @@ const example = {
   features: [{ category: 'comfort', name: 'Adaptive cruise control' }, 'Heated seats'],
 };
 
-const reference = z
-  .string()
-  .min(1)
-  .max(128)
-  .describe('Your own unique reference (1 to 128 characters, no control characters or outer spaces).');
+const reference = referenceSchema;
 
 export const listingWriteDoc = listingBodySchema({ historyReportHosts: ['www.car-pass.be'] })
   .extend({

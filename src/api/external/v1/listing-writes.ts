@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
 import { problem } from '../../../domain/errors.js';
-import { isValidReference, referenceRule } from '../../../domain/listing-input.js';
+import { referenceSchema } from '../../../domain/listing-input.js';
+import { itemErrorSchema, itemResultSchema, writeResultSchema } from '../../../domain/listing-items.js';
 import type { ListingWrites, RawItem } from '../../../domain/listing-writes/index.js';
 import { unknownKeyIssues } from '../../../domain/unknown-keys.js';
 import type { Metrics } from '../../../http/metrics.js';
@@ -21,26 +22,13 @@ import {
 
 export const MAX_BULK_ITEMS = 100;
 
-const referenceParams = z.object({
-  externalReference: z.string().describe('Your own reference for the listing (1 to 128 characters).'),
-});
+const referenceParams = z.object({ externalReference: referenceSchema });
 const dryRunQuery = z.object({
   dryRun: booleanParam
     .optional()
     .describe('Validate and resolve everything, write nothing; the answer is the same.'),
 });
 
-const issueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
-const outcomeSchema = z.enum(['created', 'updated', 'unchanged', 'superseded']);
-const writeResult = z.object({
-  listingId: z.string(),
-  externalReference: z.string(),
-  status: z.string(),
-  created: z.boolean(),
-  outcome: outcomeSchema.describe(
-    'unchanged: the listing already had this content; its updatedAt did not move.',
-  ),
-});
 const statusResult = z.object({ listingId: z.string(), externalReference: z.string(), status: z.string() });
 // Writes name the partner only: a group's full access list (hundreds of ids) on every write is
 // noise (decisions.md). Reads carry the access block.
@@ -56,11 +44,6 @@ const writeErrors = {
   415: partnerErrors[400],
   422: partnerErrors[400],
 };
-
-function reference(raw: string): string {
-  if (!isValidReference(raw)) throw problem('INVALID_REFERENCE', `externalReference ${referenceRule}.`);
-  return raw;
-}
 
 function requireObject(body: unknown): Record<string, unknown> {
   if (body === undefined) throw problem('INVALID_BODY', 'A JSON object body is required.');
@@ -89,15 +72,15 @@ export function listingWriteRoutes(
           params: referenceParams,
           querystring: dryRunQuery,
           response: {
-            200: z.object({ data: writeResult, meta: writeMeta }),
-            201: z.object({ data: writeResult, meta: writeMeta }),
+            200: z.object({ data: writeResultSchema, meta: writeMeta }),
+            201: z.object({ data: writeResultSchema, meta: writeMeta }),
             ...writeErrors,
           },
         },
       },
       async (request, reply) => {
         const partner = request.partner!;
-        const ref = reference(request.params.externalReference);
+        const ref = request.params.externalReference;
         const body = requireObject(request.body);
         const dryRun = request.query.dryRun ?? false;
         const { results, errors } = await writes.upsert(partner, [{ index: 0, reference: ref, body }], {
@@ -126,19 +109,8 @@ export function listingWriteRoutes(
               data: z.object({
                 successCount: z.number().int(),
                 errorCount: z.number().int(),
-                results: z.array(
-                  writeResult.extend({ index: z.number().int(), supersededBy: z.number().int().optional() }),
-                ),
-                errors: z.array(
-                  z.object({
-                    index: z.number().int(),
-                    externalReference: z.string().optional(),
-                    code: z.string(),
-                    message: z.string(),
-                    status: z.number().int(),
-                    issues: z.array(issueSchema).optional(),
-                  }),
-                ),
+                results: z.array(itemResultSchema),
+                errors: z.array(itemErrorSchema),
               }),
               meta: writeMeta,
             }),
@@ -180,7 +152,7 @@ export function listingWriteRoutes(
       },
       async (request) => {
         const partner = request.partner!;
-        const ref = reference(request.params.externalReference);
+        const ref = request.params.externalReference;
         const body = requireObject(request.body);
         const status = typeof body.status === 'string' ? body.status.trim().toLowerCase() : undefined;
         const issues = unknownKeyIssues(body, ['status'], 'field');
@@ -212,7 +184,7 @@ export function listingWriteRoutes(
       },
       async (request) => {
         const partner = request.partner!;
-        const data = await writes.changeStatus(partner, reference(request.params.externalReference), 'sold');
+        const data = await writes.changeStatus(partner, request.params.externalReference, 'sold');
         return { data, meta: { partner: writerMeta(partner) } };
       },
     );
