@@ -83,7 +83,7 @@ describe('the OpenAPI document', () => {
     };
     walk(path.join(ROOT, 'src'));
     for (const [code, kind] of Object.entries(PROBLEMS)) if ('adminOnly' in kind) codes.delete(code);
-    const documented = committed.components.schemas.Error.properties.error.properties.code.enum;
+    const documented = committed.components.schemas.ErrorResponse.properties.error.properties.code.enum;
     assert.ok(codes.size >= 10, `found only ${[...codes]}`);
     for (const code of codes) assert.ok(documented.includes(code), `${code} is raised but not documented`);
     assert.deepEqual(documented, Object.keys(ERROR_CODES));

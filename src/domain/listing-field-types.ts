@@ -47,6 +47,25 @@ export function isStorableText(value: string): boolean {
 }
 export const STORABLE_MESSAGE = 'must not contain U+0000 or unpaired surrogate characters';
 
+/**
+ * A JSON Schema pattern that matches these words in any letter case, with outer spaces (what the
+ * service accepts, since it trims and folds case): caseInsensitive(['true']) → ^\s*([Tt][Rr][Uu][Ee])\s*$.
+ */
+export function caseInsensitive(words: readonly string[]): string {
+  return `^\\s*(${words.map(anyCase).join('|')})\\s*$`;
+}
+
+/** A regular expression source for this text in any letter case (other characters escaped). */
+function anyCase(text: string): string {
+  return [...text]
+    .map((c) =>
+      c.toLowerCase() !== c.toUpperCase()
+        ? `[${c.toUpperCase()}${c.toLowerCase()}]`
+        : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'),
+    )
+    .join('');
+}
+
 export const text = (max: number) =>
   z
     .string({ error: 'must be a string' })
@@ -79,6 +98,13 @@ export const decimal = (min: number, max: number, exclusiveMin = false) =>
     .refine((v) => (exclusiveMin ? v > min : v >= min) && v <= max, {
       message: `must be ${exclusiveMin ? 'greater than' : 'at least'} ${min} and at most ${max}`,
     })
+    // The bounds in the document; "2 decimals" is said, not given as multipleOf 0.01, which
+    // validators judge in binary floating point (19.99 would fail there).
+    .meta({
+      [exclusiveMin ? 'exclusiveMinimum' : 'minimum']: min,
+      maximum: max,
+      description: 'At most 2 decimals.',
+    })
     .nullable()
     .optional();
 
@@ -109,9 +135,25 @@ export function enumField(name: EnumName) {
       }
       return value;
     })
+    .meta({ pattern: enumPattern(name) })
     .nullable()
     .optional()
     .describe(`One of: ${allowed}. Case-insensitive; aliases: GET /reference/enums.`);
+}
+
+/**
+ * What enumField accepts, as a JSON Schema pattern: each value (its underscores optional, or a
+ * space or hyphen) and each alias, in any letter case, with outer spaces; empty clears the field.
+ * (The service also forgives accents, which a pattern cannot say; the description does.)
+ */
+function enumPattern(name: EnumName): string {
+  const spec = ENUMS[name] as { values: readonly string[]; aliases: Record<string, string> };
+  const word = (key: string, separator: string) => key.split('_').map(anyCase).join(separator);
+  const accepted = [
+    ...spec.values.map((value) => word(value, '[\\s_-]*')),
+    ...Object.keys(spec.aliases).map((alias) => word(alias, '[\\s_-]+')),
+  ];
+  return `^\\s*(${accepted.join('|')})?\\s*$`;
 }
 
 export const httpUrl = z
@@ -126,7 +168,8 @@ export const httpUrl = z
     } catch {
       return false;
     }
-  }, 'must be an http(s) URL');
+  }, 'must be an http(s) URL')
+  .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]', description: 'An http(s) URL.' });
 
 export const image = z.union([
   httpUrl,
@@ -177,6 +220,10 @@ export function firstRegistration(today: () => Date) {
       }
       return iso;
     })
+    .meta({
+      pattern: '^\\s*\\d{4}-\\d{2}(-\\d{2})?\\s*$',
+      description: 'YYYY-MM or YYYY-MM-DD (a month means its first day); not in the future.',
+    })
     .nullable()
     .optional();
 }
@@ -201,6 +248,10 @@ export function historyReport(hosts: readonly string[]) {
         return z.NEVER;
       }
       return url.toString();
+    })
+    .meta({
+      pattern: `^\\s*(\\d{11}|${anyCase('https://')}(${hosts.map(anyCase).join('|')})([/?#].*)?)?\\s*$`,
+      description: `An https URL on ${hosts.join(' or ')}, or an 11-digit certificate number.`,
     })
     .nullable()
     .optional();

@@ -3,6 +3,7 @@ import { LISTING_FIELDS, type ListingFieldName } from '../store/listing-columns.
 import type { ENUMS } from './enums.js';
 import {
   bool,
+  caseInsensitive,
   decimal,
   enumField,
   feature,
@@ -56,7 +57,8 @@ export function listingBodySchema(options: ListingSchemaOptions) {
       .trim()
       .min(1, 'must not be empty')
       .max(200, 'must be at most 200 characters')
-      .refine(isStorableText, STORABLE_MESSAGE),
+      .refine(isStorableText, STORABLE_MESSAGE)
+      .meta({ pattern: '\\S', description: 'Required: 1 to 200 characters, not only spaces.' }),
     description: text(20_000),
     price: decimal(0, 10_000_000, true),
     currency: z
@@ -64,6 +66,7 @@ export function listingBodySchema(options: ListingSchemaOptions) {
       .trim()
       .toUpperCase()
       .refine((v) => v === 'EUR', 'only EUR is supported')
+      .meta({ pattern: caseInsensitive(['EUR']), description: 'EUR, the only currency (the default).' })
       .nullable()
       .optional(),
     brand: text(100),
@@ -73,6 +76,7 @@ export function listingBodySchema(options: ListingSchemaOptions) {
       .number({ error: 'must be a number' })
       .int('must be a whole number')
       .refine((v) => v >= 1900 && v <= maxYear(), { message: 'must be between 1900 and next year' })
+      .meta({ minimum: 1900, description: 'From 1900 to next year.' })
       .nullable()
       .optional(),
     mileage: int(0, 2_000_000),
@@ -114,6 +118,10 @@ export function listingBodySchema(options: ListingSchemaOptions) {
         '17 characters of A-H, J-N, P, R-Z and 0-9 (no I, O or Q)',
       )
       .transform((v) => v || null)
+      .meta({
+        pattern: '^\\s*([A-HJ-NPR-Za-hj-npr-z0-9]{17})?\\s*$',
+        description: 'The 17-character VIN (no I, O or Q; any letter case); empty clears it.',
+      })
       .nullable()
       .optional(),
     historyReportUrl,

@@ -57,7 +57,7 @@ export function assertContract(method: string, urlPath: string, reply: Reply): v
     if (reply.status !== 404 && reply.status !== 405) {
       throw new Error(`Contract: ${where}: no operation in the OpenAPI document for this request`);
     }
-    check(`error ${reply.status}`, { $ref: '#/components/schemas/Error' }, where, reply);
+    check(`error ${reply.status}`, { $ref: '#/components/schemas/ErrorResponse' }, where, reply);
     return;
   }
   const response: Json | undefined = operation.responses[String(reply.status)];

@@ -168,7 +168,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A listing as you send it. Only title is required (and, for a new listing, dealerProfileId or dealerLocationCode). Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated fields accept the values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, slug, createdAt, …) and unknown fields are ignored. */
+        /** @description A listing as you send it. title is always required. Rules across fields, which the service checks: a listing on offer (status active or pending) needs a price, and a new listing without a status becomes active, so it needs a price unless you send status sold or draft; a new listing needs dealerProfileId or dealerLocationCode unless your secret has exactly one root profile; dealerProfileId wins over dealerLocationCode. Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated fields accept the values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, slug, createdAt, …) are accepted and ignored; an unknown field is refused (VALIDATION_FAILED, unknown_field, with the closest known name). */
         ListingWrite: {
             /** @description Your reference. In a PUT the path names it; in bulk items it is required. Alias: external_reference. */
             externalReference?: string;
@@ -178,6 +178,7 @@ export interface components {
             dealerLocationCode?: string | null;
             /** @description One of: active, pending, sold, draft. Case-insensitive; aliases: GET /reference/enums. */
             status?: string | null;
+            /** @description Required: 1 to 200 characters, not only spaces. */
             title: string;
             description?: string | null;
             price?: number | null;
@@ -239,6 +240,7 @@ export interface components {
                 longitude?: number | null;
             } | null;
             images?: (string | {
+                /** @description An http(s) URL. */
                 url: string;
                 position?: number;
             })[] | null;
@@ -340,31 +342,31 @@ export interface components {
             variant: string | null;
             year: number | null;
             mileage: number | null;
-            fuelType: string | null;
-            transmission: string | null;
-            bodyType: string | null;
+            fuelType: ("petrol" | "diesel" | "electric" | "hybrid" | "plugin_hybrid" | "lpg" | "cng" | "hydrogen" | "ethanol" | "other") | null;
+            transmission: ("manual" | "automatic" | "semi_automatic") | null;
+            bodyType: ("sedan" | "hatchback" | "station_wagon" | "suv" | "coupe" | "convertible" | "mpv" | "pickup" | "van" | "other") | null;
             color: string | null;
             interiorColor: string | null;
-            interiorMaterial: string | null;
-            paintType: string | null;
+            interiorMaterial: ("cloth" | "leather" | "partial_leather" | "alcantara" | "velour" | "other") | null;
+            paintType: ("solid" | "metallic" | "pearl" | "matte") | null;
             doors: number | null;
             seats: number | null;
             gears: number | null;
             previousOwners: number | null;
             powerKw: number | null;
             co2Emission: number | null;
-            co2Type: string | null;
-            emissionClass: string | null;
+            co2Type: ("wltp" | "nedc") | null;
+            emissionClass: ("euro1" | "euro2" | "euro3" | "euro4" | "euro5" | "euro6" | "euro6c" | "euro6d_temp" | "euro6d" | "euro7") | null;
             /** @description YYYY-MM-DD */
             firstRegistration: string | null;
-            driveType: string | null;
+            driveType: ("fwd" | "rwd" | "awd") | null;
             weight: number | null;
             fuelConsumption: number | null;
             serviceHistory: boolean | null;
             warranty: boolean | null;
             warrantyMonths: number | null;
-            vehicleType: string | null;
-            conditionTags: string[];
+            vehicleType: ("margin" | "vat_deductible") | null;
+            conditionTags: ("new" | "used" | "demo" | "pre_registered" | "accident_free" | "damaged" | "non_running" | "oldtimer")[];
             engine: string | null;
             vin: string | null;
             historyReportUrl?: string;
@@ -389,7 +391,7 @@ export interface components {
             updatedAt: string;
             soldAt?: string;
         };
-        Error: {
+        ErrorResponse: {
             error: {
                 /** @enum {string} */
                 code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
@@ -425,7 +427,7 @@ export interface operations {
                 /** @description Alias of pageSize. */
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
-                status?: "active" | "pending" | "sold" | "draft" | "all";
+                status?: string;
                 /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since. */
                 updatedSince?: string;
                 /** @description Alias of updatedSince. */
@@ -439,7 +441,7 @@ export interface operations {
                 /** @description Alias of locationCode. */
                 location_code?: string;
                 /** @description true: only the listings written with your own API secrets (your references), e.g. to compare your stock with a feed. Default false: every listing in your access scope. */
-                mine?: boolean;
+                mine?: boolean | string;
                 /** @description Only this dealer profile. */
                 dealerId?: string;
                 /** @description Only this dealer/location profile. */
@@ -528,7 +530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -545,7 +547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -568,7 +570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -585,7 +587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -604,7 +606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -621,7 +623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -640,7 +642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -648,7 +650,10 @@ export interface operations {
     getListing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer (or several, comma-separated, or *): 304 while it still holds. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The listing id (`data.id`, a UUID the service assigned). */
                 listing: string;
@@ -668,6 +673,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends. */
                     "RateLimit-Reset"?: number;
+                    /** @description The version of what this answer shows; send it back as If-None-Match. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -699,6 +706,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends. */
                     "RateLimit-Reset"?: number;
+                    /** @description The version of what this answer shows; send it back as If-None-Match. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -721,7 +730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -738,7 +747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -761,7 +770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -778,7 +787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -797,7 +806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -814,7 +823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -833,7 +842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -842,7 +851,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Validate and resolve everything, write nothing; the answer is the same. */
-                dryRun?: boolean;
+                dryRun?: boolean | string;
             };
             header?: never;
             path: {
@@ -957,7 +966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -974,7 +983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -997,7 +1006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -1014,7 +1023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `METHOD_NOT_ALLOWED`: A known path with the wrong method; `Allow` lists the right ones. Use a method from `Allow`. */
@@ -1033,7 +1042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
@@ -1050,7 +1059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
@@ -1067,7 +1076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
@@ -1084,7 +1093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -1103,7 +1112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -1120,7 +1129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -1139,7 +1148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1214,7 +1223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -1231,7 +1240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -1254,7 +1263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -1271,7 +1280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `METHOD_NOT_ALLOWED`: A known path with the wrong method; `Allow` lists the right ones. Use a method from `Allow`. */
@@ -1290,7 +1299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
@@ -1307,7 +1316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
@@ -1324,7 +1333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
@@ -1341,7 +1350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -1360,7 +1369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -1377,7 +1386,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -1396,7 +1405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1405,7 +1414,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Validate and resolve everything, write nothing; the answer is the same. */
-                dryRun?: boolean;
+                dryRun?: boolean | string;
             };
             header?: never;
             path?: never;
@@ -1414,8 +1423,8 @@ export interface operations {
         /** @description A JSON array of 1 to 100 listings, or {"items": [...]}. Each item needs externalReference (or external_reference). */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ListingWrite"][] | {
-                    items: components["schemas"]["ListingWrite"][];
+                "application/json": unknown[] | {
+                    items: unknown[];
                 };
             };
         };
@@ -1502,7 +1511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -1519,7 +1528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -1542,7 +1551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -1559,7 +1568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `METHOD_NOT_ALLOWED`: A known path with the wrong method; `Allow` lists the right ones. Use a method from `Allow`. */
@@ -1578,7 +1587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
@@ -1595,7 +1604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
@@ -1612,7 +1621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
@@ -1629,7 +1638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -1648,7 +1657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -1665,7 +1674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -1684,7 +1693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1702,11 +1711,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description The new status (case-insensitive).
-                     * @enum {string}
-                     */
-                    status: "active" | "pending" | "sold" | "draft";
+                    /** @description The new status: active, pending, sold, draft (any letter case). */
+                    status: string;
                 };
             };
         };
@@ -1769,7 +1775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -1786,7 +1792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -1809,7 +1815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -1826,7 +1832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `METHOD_NOT_ALLOWED`: A known path with the wrong method; `Allow` lists the right ones. Use a method from `Allow`. */
@@ -1845,7 +1851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
@@ -1862,7 +1868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
@@ -1879,7 +1885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
@@ -1896,7 +1902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -1915,7 +1921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -1932,7 +1938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -1951,7 +1957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1964,9 +1970,9 @@ export interface operations {
                 /** @description Alias of parentId. */
                 parent_id?: string;
                 /** @description Include deeper descendants (default true). */
-                includeChildren?: boolean;
+                includeChildren?: boolean | string;
                 /** @description Include stats per location (default true). */
-                withCounts?: boolean;
+                withCounts?: boolean | string;
                 /** @description Case-insensitive substring of company, full or display name, city, province or location code. */
                 search?: string;
                 /** @description Opt-in paging for large scopes: at most this many locations per answer (default without it: all of them; above 500 is clamped), with pagination.nextCursor for the next page. Aliases: page_size, limit. */
@@ -2049,7 +2055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -2066,7 +2072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -2089,7 +2095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -2106,7 +2112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -2125,7 +2131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -2142,7 +2148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -2161,7 +2167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2180,7 +2186,7 @@ export interface operations {
                 /** @description Alias of pageSize. */
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
-                status?: "active" | "pending" | "sold" | "draft" | "all";
+                status?: string;
                 /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since. */
                 updatedSince?: string;
                 /** @description Alias of updatedSince. */
@@ -2194,9 +2200,9 @@ export interface operations {
                 /** @description Alias of locationCode. */
                 location_code?: string;
                 /** @description true: only the listings written with your own API secrets (your references), e.g. to compare your stock with a feed. Default false: every listing in your access scope. */
-                mine?: boolean;
+                mine?: boolean | string;
                 /** @description Also list the listings of child locations (default false). */
-                includeChildren?: boolean;
+                includeChildren?: boolean | string;
             };
             header?: never;
             path: {
@@ -2270,7 +2276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -2287,7 +2293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -2310,7 +2316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -2327,7 +2333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -2346,7 +2352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -2363,7 +2369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -2382,7 +2388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -2456,7 +2462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
@@ -2473,7 +2479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -2496,7 +2502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
@@ -2513,7 +2519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
@@ -2532,7 +2538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
@@ -2549,7 +2555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
@@ -2568,7 +2574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -22,7 +22,7 @@ export type ListingStatus = Listing['status'];
 export type Location = Schemas['Location'];
 export type Dealer = Schemas['Dealer'];
 /** The error envelope's `error` object. */
-export type ErrorBody = Schemas['Error']['error'];
+export type ErrorBody = Schemas['ErrorResponse']['error'];
 export type ErrorCode = ErrorBody['code'];
 /** One failed input field: `path` like `price` or `images.3`. */
 export type Issue = NonNullable<ErrorBody['issues']>[number];

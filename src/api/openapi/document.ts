@@ -19,7 +19,16 @@ export interface DocumentedRoute {
   bodyExamples?: Record<string, { summary: string; value: unknown }>;
   /** Responses without a body that the route sends by itself (304), with their description. */
   documentedResponses?: Record<number, string>;
+  /** The route answers with an ETag and honours If-None-Match (GET /listings/{id}). */
+  etag?: boolean;
 }
+
+const ETAG_HEADER = {
+  ETag: {
+    type: 'string',
+    description: 'The version of what this answer shows; send it back as If-None-Match.',
+  },
+};
 
 const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': { type: 'integer', description: 'Your requests allowed per minute.' },
@@ -166,6 +175,7 @@ export const swaggerOptions: SwaggerOptions = {
         ...RATE_LIMIT_HEADERS,
         ...(code === 429 || code === 503 ? RETRY_AFTER : {}),
         ...(code === 405 ? { Allow: { type: 'string', description: 'The methods this path allows.' } } : {}),
+        ...(config.etag && code === 200 ? ETAG_HEADER : {}),
       };
       out.response[status] = {
         description:
@@ -183,7 +193,25 @@ export const swaggerOptions: SwaggerOptions = {
     }
     for (const [status, description] of Object.entries(config.documentedResponses ?? {})) {
       // type 'null': a response without content.
-      out.response[status] = { type: 'null', description, headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS } };
+      out.response[status] = {
+        type: 'null',
+        description,
+        headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS, ...(config.etag ? ETAG_HEADER : {}) },
+      };
+    }
+    if (config.etag) {
+      // Declared for the document only: the route reads the header itself (a header schema would
+      // make Fastify check every other header against it).
+      out.headers = {
+        type: 'object',
+        properties: {
+          'If-None-Match': {
+            type: 'string',
+            description:
+              'An ETag from an earlier answer (or several, comma-separated, or *): 304 while it still holds.',
+          },
+        },
+      };
     }
     return { schema: out as never, url: `${PARTNER_PREFIX}${path}` };
   },

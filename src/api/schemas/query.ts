@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { caseInsensitive } from '../../domain/listing-field-types.js';
 import { isStorableText } from '../../domain/listing-input.js';
 
 /** Query-string value types. Every query value arrives as a string; these parse it strictly. */
@@ -40,7 +41,13 @@ export const booleanParam = z
   .transform((v) => v.trim().toLowerCase())
   .refine((v) => ['true', 'false', '1', '0'].includes(v), 'must be true, false, 1 or 0')
   .transform((v) => v === 'true' || v === '1')
-  .meta({ 'x-query-type': { type: 'boolean' }, description: 'true or false (1 and 0 work too).' });
+  .meta({
+    // A boolean to generated clients (they send true/false); the words any case, and 1/0, work too.
+    'x-query-type': {
+      anyOf: [{ type: 'boolean' }, { type: 'string', pattern: caseInsensitive(['true', 'false', '1', '0']) }],
+    },
+    description: 'true or false (1 and 0 work too; any letter case).',
+  });
 
 const DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -75,7 +82,14 @@ export const dateTimeParam = z
   })
   // No examples in the document: Swagger UI would prefill the filter in "Try it out", and a first
   // request would quietly return only recent listings. The description shows the forms instead.
-  .meta({ 'x-query-type': { type: 'string' } });
+  .meta({
+    'x-query-type': {
+      type: 'string',
+      // The forms DATE_TIME reads (an impossible day such as 2021-02-30 is refused too).
+      pattern:
+        '^\\s*\\d{4}-\\d{2}-\\d{2}([Tt ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+ -]\\d{2}:?\\d{2})?)?\\s*$',
+    },
+  });
 
 /** A value given under several names: the canonical one wins, else the first alias present. */
 export function pick<T>(...values: (T | undefined)[]): T | undefined {

@@ -20,7 +20,8 @@ export const errorResponse = z
       issues: z.array(z.object({ path: z.string(), message: z.string(), code: z.string() })).optional(),
     }),
   })
-  .meta({ id: 'Error' });
+  // Not `Error`: generated TypeScript would shadow the global Error class with it.
+  .meta({ id: 'ErrorResponse' });
 
 export const paginationSchema = z.object({
   page: z.number().int(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
+import { caseInsensitive } from '../../../domain/listing-field-types.js';
 import { referenceSchema } from '../../../domain/listing-input.js';
 import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../domain/listing-query.js';
 import { SORTS } from '../../../store/listings-read.js';
@@ -20,7 +21,7 @@ const statusParam = z
       error: `must be one of ${[...ENUMS.status.values, 'all'].join(', ')}`,
     }),
   )
-  .meta({ 'x-query-type': { type: 'string', enum: [...ENUMS.status.values, 'all'] } });
+  .meta({ 'x-query-type': { type: 'string', pattern: caseInsensitive([...ENUMS.status.values, 'all']) } });
 
 /** A partner's own reference, by the same rule as on writes (a reference can never match otherwise). */
 const referenceParam = referenceSchema;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
+import { caseInsensitive } from '../../../domain/listing-field-types.js';
 import { listingBodySchema, referenceSchema } from '../../../domain/listing-input.js';
 
 /**
@@ -60,10 +61,14 @@ export const listingWriteDoc = listingBodySchema({ historyReportHosts: ['www.car
   .meta({
     id: 'ListingWrite',
     description:
-      'A listing as you send it. Only title is required (and, for a new listing, dealerProfileId or dealerLocationCode). ' +
-      'Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated fields accept the ' +
-      'values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, slug, createdAt, …) ' +
-      'and unknown fields are ignored.',
+      'A listing as you send it. title is always required. Rules across fields, which the service checks: ' +
+      'a listing on offer (status active or pending) needs a price, and a new listing without a status becomes ' +
+      'active, so it needs a price unless you send status sold or draft; a new listing needs dealerProfileId or ' +
+      'dealerLocationCode unless your secret has exactly one root profile; dealerProfileId wins over ' +
+      'dealerLocationCode. Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated ' +
+      'fields accept the values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, ' +
+      'slug, createdAt, …) are accepted and ignored; an unknown field is refused (VALIDATION_FAILED, ' +
+      'unknown_field, with the closest known name).',
     examples: [example],
   });
 
@@ -77,11 +82,17 @@ export const putExamples = {
   },
 };
 
+// Items as the service takes them: each is validated on its own, and an invalid one (even one
+// that is not an object) gets its own entry in `errors` while the others are written. Described
+// as ListingWrite items, a validating gateway would refuse the whole batch instead.
+const bulkItem = z
+  .unknown()
+  .describe(
+    'A listing as in PUT (the ListingWrite schema), with its externalReference. Validated one by one: an invalid item gets its own entry in errors; the others are still written.',
+  );
+
 export const bulkBodyDoc = z
-  .union([
-    z.array(listingWriteDoc).min(1).max(100),
-    z.object({ items: z.array(listingWriteDoc).min(1).max(100) }),
-  ])
+  .union([z.array(bulkItem).min(1).max(100), z.strictObject({ items: z.array(bulkItem).min(1).max(100) })])
   .describe(
     'A JSON array of 1 to 100 listings, or {"items": [...]}. Each item needs externalReference (or external_reference).',
   );
@@ -115,8 +126,11 @@ export const bulkExamples = {
   },
 };
 
-export const statusBodyDoc = z.object({
-  status: z.enum(ENUMS.status.values).describe('The new status (case-insensitive).'),
+export const statusBodyDoc = z.strictObject({
+  status: z
+    .string()
+    .meta({ pattern: caseInsensitive(ENUMS.status.values) })
+    .describe(`The new status: ${ENUMS.status.values.join(', ')} (any letter case).`),
 });
 
 export const statusExamples = {

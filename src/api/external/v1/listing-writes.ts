@@ -215,6 +215,11 @@ function bulkItems(body: unknown): unknown[] {
   if (!Array.isArray(items)) {
     throw problem('INVALID_BODY', 'The body must be a JSON array of listings or an object {"items": [...]}.');
   }
+  // {"items": [...], "dryRun": true} must not quietly write for real: the wrapper has one field.
+  if (!Array.isArray(body)) {
+    const unknown = unknownKeyIssues(body as Record<string, unknown>, ['items'], 'field');
+    if (unknown.length) throw invalidInput('body', unknown);
+  }
   if (items.length === 0) throw problem('EMPTY_PAYLOAD', 'No items: the list of listings is empty.');
   if (items.length > MAX_BULK_ITEMS) {
     throw problem(

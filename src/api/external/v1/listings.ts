@@ -57,6 +57,7 @@ export function listingRoutes(listings: ListingReads, view: ListingViewer): Fast
       {
         config: {
           scope: 'read:listings',
+          etag: true,
           documentedResponses: {
             304: 'Not Modified: your If-None-Match holds the current ETag; reuse your copy.',
           },
