@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isValidReference, listingBodySchema, toListingWrite } from '../../src/domain/listing-input.js';
+
+// The listing write shape as pure rules: what a body becomes, and what it is refused for.
+const schema = listingBodySchema({
+  historyReportHosts: ['www.car-pass.be'],
+  today: () => new Date('2026-06-15T00:00:00Z'),
+});
+const issuesOf = (body: unknown) => {
+  const parsed = schema.safeParse(body);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+};
+
+test('a body becomes the flat write: aliases folded, location nested or flat, EUR by default, the rest null', () => {
+  const write = toListingWrite(
+    schema.parse({
+      title: '  Golf  ',
+      fuelType: 'Benzine',
+      price: 19.999999999,
+      location: { city: 'Gent', latitude: 51.05 },
+      postalCode: '9000',
+      historyReport: '12345678901',
+      images: [{ url: 'https://img.example.com/2.jpg', position: 2 }, 'https://img.example.com/1.jpg'],
+      features: ['ABS', 'abs', { category: 'comfort', name: 'Heated seats' }],
+      conditionTags: ['USED', 'used'],
+      status: 'Sold',
+    }),
+  );
+  assert.equal(write.values.title, 'Golf');
+  assert.equal(write.values.fuelType, 'petrol');
+  assert.equal(write.values.price, 20);
+  assert.equal(write.values.currency, 'EUR');
+  assert.equal(write.values.city, 'Gent');
+  assert.equal(write.values.postalCode, '9000');
+  assert.equal(write.values.latitude, 51.05);
+  assert.equal(write.values.historyReportUrl, '12345678901');
+  assert.deepEqual(write.values.images, ['https://img.example.com/1.jpg', 'https://img.example.com/2.jpg']);
+  assert.deepEqual(write.values.features, [
+    { category: 'other', name: 'ABS' },
+    { category: 'comfort', name: 'Heated seats' },
+  ]);
+  assert.deepEqual(write.values.conditionTags, ['used']);
+  assert.equal(write.values.mileage, null, 'a field left out is cleared (replace semantics)');
+  assert.equal(write.status, 'sold');
+  assert.equal(write.dealer, undefined);
+});
+
+test('each rule refuses with a message that says what it accepts', () => {
+  assert.deepEqual(issuesOf({ title: 'x', year: 1850 }), ['year: must be between 1900 and next year']);
+  assert.deepEqual(issuesOf({ title: 'x', currency: 'usd' }), ['currency: only EUR is supported']);
+  assert.match(issuesOf({ title: 'x', vin: 'abc' })[0]!, /^vin: 17 characters/);
+  assert.match(issuesOf({ title: 'x', price: 12.345 })[0]!, /^price: must have at most 2 decimals/);
+  assert.match(issuesOf({ title: 'x', price: 0 })[0]!, /^price: must be greater than 0/);
+  assert.match(issuesOf({ title: 'x', firstRegistration: '2026-07' })[0]!, /must not be in the future/);
+  assert.match(
+    issuesOf({ title: 'x', historyReportUrl: 'https://evil.example/x' })[0]!,
+    /https URL on www\.car-pass\.be/,
+  );
+  assert.match(issuesOf({ title: 'x', fuelType: 'steam' })[0]!, /"steam" is not allowed; allowed: petrol/);
+  assert.match(issuesOf({ title: '   ' })[0]!, /^title: must not be empty/);
+  assert.match(issuesOf({ title: 'x', milage: 5 })[0]!, /milage/);
+  assert.deepEqual(
+    issuesOf({ title: 'x', id: 'ignored', createdAt: 'ignored' }),
+    [],
+    'read-only fields are accepted',
+  );
+});
+
+test('a reference: 1 to 128 visible characters, no control characters, no outer spaces', () => {
+  for (const good of ['A', 'STOCK-2026-0042', 'é/ü 1', 'x'.repeat(128)])
+    assert.ok(isValidReference(good), good);
+  for (const bad of ['', ' A', 'A ', 'A\u0001B', 'x'.repeat(129), '\ud800', 7, null]) {
+    assert.ok(!isValidReference(bad), JSON.stringify(bad));
+  }
+});
