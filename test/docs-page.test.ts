@@ -13,6 +13,8 @@ import { EXT, putListing } from './helpers/read-fixtures.js';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(import.meta.dirname, '..', 'test-results', 'docs-page.png');
+/** Where the page's screenshots go (the ones judged and kept are in docs/screenshots/). */
+const SHOTS = path.dirname(SCREENSHOT);
 
 let app: TestApp;
 let secret: string;
@@ -63,13 +65,80 @@ describe('GET /docs over HTTP', () => {
     }
   });
 
-  test('the page shows the partner document: /docs/json is /api/external/v1/openapi.json plus a note', async () => {
+  test('the page shows the partner document: /docs/json is /api/external/v1/openapi.json, a note added, aliases as text', async () => {
     const page = (await app.call('GET', '/docs/json')).body;
     const partner = (await app.call('GET', `${EXT}/openapi.json`)).body;
     assert.ok(page.info.description.startsWith(partner.info.description));
-    assert.match(page.info.description, /Using this page[\s\S]*docs\/partner-guide\.md/);
-    assert.deepEqual({ ...page, info: null }, { ...partner, info: null });
+    assert.match(page.info.description, /Using this page[\s\S]*\/docs\/guides\/partner-guide/);
+    assert.deepEqual({ ...page, info: null, paths: null }, { ...partner, info: null, paths: null });
     assert.deepEqual(page.servers, [{ url: EXT, description: 'This service' }]);
+    // Aliases stay in the document (gateways must accept them) but are not inputs on the page.
+    const names = (doc: any) => doc.paths['/listings'].get.parameters.map((p: { name: string }) => p.name);
+    assert.ok(names(partner).includes('page_size') && names(partner).includes('pageSize'));
+    assert.ok(!names(page).includes('page_size') && names(page).includes('pageSize'), names(page).join(', '));
+    assert.match(
+      page.paths['/listings'].get.description,
+      /Also accepted, under other names: .*`page_size` → `pageSize`/,
+    );
+    const listed = Object.values<any>(page.paths)
+      .flatMap((item) => Object.values<any>(item))
+      .map((op) => op.tags.length);
+    assert.ok(
+      listed.every((n) => n === 1),
+      'an operation with two tags is listed twice on the page',
+    );
+  });
+
+  test('every response carries real examples; an error example carries its own code', async () => {
+    const partner = (await app.call('GET', `${EXT}/openapi.json`)).body;
+    for (const [template, item] of Object.entries<any>(partner.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          const examples = response.content?.['application/json']?.examples;
+          if (!response.content) continue;
+          assert.ok(
+            examples && Object.keys(examples).length > 0,
+            `${method} ${template} ${status}: no example`,
+          );
+          if (Number(status) < 400) continue;
+          for (const [name, example] of Object.entries<any>(examples)) {
+            assert.equal(example.value.error.code, name, `${method} ${template} ${status}: ${name}`);
+          }
+        }
+      }
+    }
+    assert.ok(!JSON.stringify(partner).includes('-9007199254740991'));
+  });
+
+  test('the partner guides are served as pages whose links work', async () => {
+    const pages = ['partner-guide', 'api', 'sync', 'client', 'import'];
+    const ids = new Map<string, Set<string>>();
+    const links: { from: string; href: string }[] = [];
+    for (const slug of pages) {
+      const res = await app.call('GET', `/docs/guides/${slug}`);
+      assert.equal(res.status, 200, slug);
+      assert.match(String(res.headers['content-type']), /^text\/html/);
+      assert.match(String(res.headers['content-security-policy']), /default-src 'self'/);
+      ids.set(slug, new Set([...res.text.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]!)));
+      for (const m of res.text.matchAll(/ href="([^"]+)"/g)) links.push({ from: slug, href: m[1]! });
+    }
+    assert.match((await app.call('GET', '/docs/guides/partner-guide')).text, /<h1 id="[^"]+">/);
+    let checked = 0;
+    for (const { from, href } of links) {
+      if (/^https?:/.test(href)) continue;
+      const [target = '', anchor] = href.split('#');
+      if (target === '') {
+        assert.ok(ids.get(from)!.has(anchor!), `${from}: #${anchor} has no heading`);
+        continue;
+      }
+      const res = await app.call('GET', target);
+      assert.equal(res.status, 200, `${from}: ${href}`);
+      const slug = target.replace('/docs/guides/', '');
+      if (anchor && ids.has(slug))
+        assert.ok(ids.get(slug)!.has(anchor), `${from}: ${href} has no such heading`);
+      checked++;
+    }
+    assert.ok(checked > 5, `only ${checked} links`);
   });
 });
 
@@ -147,6 +216,8 @@ describe('GET /docs in headless Chromium', () => {
     }
     assert.ok(!listed.some((s) => /dealers|partners|audit|openapi\.json|healthz/.test(s)), listed.join(', '));
     const loadMs = Date.now() - started;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'docs-overview.png') });
 
     // Authorize: the secret goes into the bearer scheme, as the page's note says.
     await page.locator('.auth-wrapper button.authorize').click();
@@ -189,6 +260,31 @@ describe('GET /docs in headless Chromium', () => {
     await operation.scrollIntoViewIfNeeded();
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
+
+    // The inputs: one per parameter, no aliases; the documented answers show real examples.
+    const inputs = await operation
+      .locator('.parameters tr[data-param-name]')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-param-name')));
+    assert.ok(
+      inputs.includes('pageSize') && !inputs.includes('page_size') && !inputs.includes('limit'),
+      inputs.join(', '),
+    );
+    const documented = await operation.locator('.responses-wrapper').innerText();
+    assert.ok(
+      documented.includes('Volkswagen Golf 1.5 TSI Life 2021'),
+      'the 200 example is not the real one',
+    );
+    assert.ok(!documented.includes('-9007199254740991'));
+    await operation.locator('.responses-wrapper tr.response[data-code="400"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, 'docs-operation-errors.png') });
+
+    // A partner guide page, reached from the note at the top of the reference.
+    await page.goto(`${app.url}/docs`);
+    const guide = await page.locator('.info a', { hasText: 'partner guide' }).getAttribute('href');
+    assert.equal(guide, '/docs/guides/partner-guide');
+    await page.goto(`${app.url}${guide}`);
+    await page.locator('main h1').waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'docs-partner-guide.png') });
 
     const foreign = requests.map((r) => r.url()).filter((url) => new URL(url).origin !== origin);
     assert.deepEqual(foreign, [], 'the page requested another host');

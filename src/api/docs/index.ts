@@ -1,6 +1,7 @@
 import swaggerUi, { type FastifySwaggerUiConfigOptions } from '@fastify/swagger-ui';
 import type { FastifyPluginAsync } from 'fastify';
 import { PARTNER_PREFIX } from '../openapi/document.js';
+import { GUIDES_PREFIX, guidePages } from './guides.js';
 
 /** Where the reference page lives; its assets are under `${DOCS_PREFIX}/static/`. */
 export const DOCS_PREFIX = '/docs';
@@ -36,10 +37,42 @@ const PAGE_NOTE = [
   'dialog; then open an operation and press **Execute**. Requests go to this service with your',
   'secret and act on real data. The page keeps the secret in this browser until you press **Logout**.',
   '',
-  '**Partner guide** (`docs/partner-guide.md`): authentication · first calls · scopes · writing',
-  'one listing · bulk import · importing a feed file · keeping in sync · errors and what to do about',
-  `each · limits. Machine-readable document: [openapi.json](${PARTNER_PREFIX}/openapi.json).`,
+  `**Guides**: [partner guide](${GUIDES_PREFIX}/partner-guide) (authentication, first calls, scopes,`,
+  'writing one listing, bulk import, a feed file, keeping in sync, every error and what to do) ·',
+  `[API overview](${GUIDES_PREFIX}/api) · [keeping in sync](${GUIDES_PREFIX}/sync) ·`,
+  `[client package](${GUIDES_PREFIX}/client) · [importing a feed](${GUIDES_PREFIX}/import).`,
+  `Machine-readable document: [openapi.json](${PARTNER_PREFIX}/openapi.json).`,
 ].join('\n');
+
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is walked by key
+type Json = Record<string, any>;
+
+/**
+ * The page's copy of the document: aliases (page_size, updated_since, userId, …) are accepted and
+ * stay in openapi.json for gateways and generated clients, but as inputs on the page they would
+ * double every form (about 20 on GET /listings). They are listed in the operation's text instead.
+ */
+export function withoutAliasInputs(document: Json): Json {
+  const paths: Json = {};
+  for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
+    paths[template] = {};
+    for (const [method, operation] of Object.entries<Json>(item)) {
+      const params: Json[] = operation.parameters ?? [];
+      const aliasOf = (p: Json) => /^Alias of `?([A-Za-z_]+)`?\./.exec(p.description ?? '')?.[1];
+      const aliases = params.filter((p) => aliasOf(p)).map((p) => `\`${p.name}\` → \`${aliasOf(p)}\``);
+      paths[template][method] = aliases.length
+        ? {
+            ...operation,
+            parameters: params.filter((p) => !aliasOf(p)),
+            description: [operation.description, `Also accepted, under other names: ${aliases.join(', ')}.`]
+              .filter(Boolean)
+              .join('\n\n'),
+          }
+        : operation;
+    }
+  }
+  return { ...document, paths };
+}
 
 /**
  * Swagger UI settings for a partner's first hour. (`requestSnippetsEnabled`, the curl snippets of a
@@ -67,6 +100,10 @@ const uiConfig: FastifySwaggerUiConfigOptions & { requestSnippetsEnabled: boolea
  * entry sends "Try it out" to /api/external/v1). Public, like the document itself.
  */
 export const docsPage: FastifyPluginAsync = async (app) => {
+  const csp = Object.entries(DOCS_CSP)
+    .map(([name, value]) => `${name} ${value}`)
+    .join('; ');
+  await app.register(guidePages, { csp });
   // Swagger UI's onSend hook sets the CSP on its own routes; these two go with it, for the same routes.
   app.addHook('onSend', async (_request, reply) => {
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -84,10 +121,10 @@ export const docsPage: FastifyPluginAsync = async (app) => {
     transformSpecification: (document) => {
       if (!pageDocument) {
         const info = document.info as { description?: string };
-        pageDocument = {
+        pageDocument = withoutAliasInputs({
           ...document,
           info: { ...info, description: `${info.description ?? ''}\n${PAGE_NOTE}` },
-        };
+        });
       }
       return pageDocument;
     },

@@ -2,6 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { describeErrors } from './error-codes.js';
+import { errorExamples, RESPONSE_EXAMPLES } from './examples.js';
 
 /**
  * The partner OpenAPI 3.1 document, generated from the very Zod schemas that validate requests and
@@ -106,9 +107,11 @@ export const swaggerOptions: SwaggerOptions = {
         'Authenticate every request with `Authorization: Bearer <API secret>` (or `X-API-Key`).',
         'Errors share one envelope `{"error": {"code", "message", "requestId", "issues"?}}`; each',
         'response below lists the codes it may carry and what to do about each. The partner guide',
-        '(docs/partner-guide.md) walks through a first call, sync and bulk import.',
+        '(/docs/guides/partner-guide on this service) walks through a first call, sync and bulk import.',
       ].join('\n'),
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      // No link: the terms are the partner agreement, not a public licence (an SPDX identifier made
+      // Swagger UI link to a page that does not exist).
+      license: { name: 'Proprietary: the terms of your partner agreement' },
       contact: { name: 'Marketplace operator' },
     },
     servers: [{ url: PARTNER_PREFIX, description: 'This service' }],
@@ -177,6 +180,8 @@ export const swaggerOptions: SwaggerOptions = {
         ...(code === 405 ? { Allow: { type: 'string', description: 'The methods this path allows.' } } : {}),
         ...(config.etag && code === 200 ? ETAG_HEADER : {}),
       };
+      // Real examples (examples.ts): without them the page generates misleading ones.
+      const examples = code >= 400 ? errorExamples(code, write) : RESPONSE_EXAMPLES[out.operationId]?.[code];
       out.response[status] = {
         description:
           code >= 400
@@ -186,7 +191,7 @@ export const swaggerOptions: SwaggerOptions = {
         content: {
           'application/json': {
             schema: json,
-            ...(ERROR_EXAMPLES[code] ? { examples: ERROR_EXAMPLES[code] } : {}),
+            ...(examples && Object.keys(examples).length ? { examples } : {}),
           },
         },
       };
@@ -224,55 +229,7 @@ export const swaggerOptions: SwaggerOptions = {
         if (examples && media) media.examples = examples;
       }
     }
-    return withoutUnusedComponents(document);
-  },
-};
-
-/**
- * Shown on the reference page under the error responses: the refusals a partner new to the API
- * meets first, a misspelt parameter or field, with the closest known name.
- */
-const ERROR_EXAMPLES: Record<number, Json> = {
-  400: {
-    unknownParameter: {
-      summary: 'A misspelt query parameter',
-      value: {
-        error: {
-          code: 'INVALID_QUERY',
-          message: 'Invalid query: query.stauts is not a known parameter; did you mean `status`?.',
-          requestId: '6f1c2b0e-8d4a-4e7b-9c1d-2a3b4c5d6e7f',
-          issues: [
-            {
-              path: 'query.stauts',
-              message: 'is not a known parameter; did you mean `status`?',
-              code: 'unknown_parameter',
-            },
-          ],
-        },
-      },
-    },
-  },
-  422: {
-    unknownField: {
-      summary: 'A misspelt field, next to the other issues of the listing',
-      value: {
-        error: {
-          code: 'VALIDATION_FAILED',
-          message:
-            'Invalid listing: milage is not a known field; did you mean `mileage`?; year must be between 1900 and next year; price is required when the status is active.',
-          requestId: '6f1c2b0e-8d4a-4e7b-9c1d-2a3b4c5d6e7f',
-          issues: [
-            {
-              path: 'milage',
-              message: 'is not a known field; did you mean `mileage`?',
-              code: 'unknown_field',
-            },
-            { path: 'year', message: 'must be between 1900 and next year', code: 'custom' },
-            { path: 'price', message: 'is required when the status is active', code: 'required' },
-          ],
-        },
-      },
-    },
+    return withoutSafeIntegerBounds(withoutUnusedComponents(document));
   },
 };
 
@@ -331,4 +288,17 @@ function withoutUnusedComponents(document: Json): Json {
       text = text.replaceAll(`"${name}"`, `"${base}"`).replaceAll(`/${name}"`, `/${base}"`);
   }
   return JSON.parse(text);
+}
+
+/**
+ * z.number().int() says "a safe integer" as ±2^53 bounds: noise that the page shows as examples
+ * (-9007199254740991) and that no partner needs. Real bounds stay.
+ */
+function withoutSafeIntegerBounds(document: Json): Json {
+  return JSON.parse(JSON.stringify(document), (key, value) =>
+    (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ||
+    (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)
+      ? undefined
+      : value,
+  );
 }

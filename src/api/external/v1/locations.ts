@@ -130,7 +130,8 @@ export function locationRoutes(
         config: { scope: 'read:listings' },
         schema: {
           summary: 'List the listings of one location',
-          tags: ['Locations', 'Listings'],
+          // One tag: with two, the page lists the operation twice.
+          tags: ['Locations'],
           params: z.object({
             id: uuidParam.describe('The location (dealer profile) id, from GET /locations.'),
           }),
