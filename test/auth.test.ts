@@ -6,12 +6,14 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type TestApp,
   type Tree,
   unique,
 } from './helpers/app.js';
-import { assertError, EXT, getOk, putListing, sorted } from './helpers/read-fixtures.js';
+import { putListing } from './helpers/listings-api.js';
+import { assertError, getOk, sorted } from './helpers/read-fixtures.js';
 
 describe('partner authentication, scopes and access', () => {
   let app: TestApp;

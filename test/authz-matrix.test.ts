@@ -26,20 +26,14 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type Reply,
   type TestApp,
   unique,
 } from './helpers/app.js';
-import {
-  allPages,
-  assertError,
-  bulkUpsert,
-  EXT,
-  getOk,
-  putListing,
-  sorted,
-} from './helpers/read-fixtures.js';
+import { allPages, bulkUpsert, putListing } from './helpers/listings-api.js';
+import { assertError, getOk, sorted } from './helpers/read-fixtures.js';
 
 /**
  * The authorization matrix: test/authz/policy.ts expanded into cells, each one real HTTPS request

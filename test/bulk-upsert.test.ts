@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bootApp, createTree, listingBody, type TestApp, type Tree } from './helpers/app.js';
-import {
-  allListings,
-  assertError,
-  bulk,
-  EXT,
-  getListing,
-  put,
-  ref,
-  sleep,
-  writer,
-} from './helpers/write-fixtures.js';
+import { bootApp, createTree, EXT, listingBody, type TestApp, type Tree } from './helpers/app.js';
+import { allListings, bulk, getListing, put } from './helpers/listings-api.js';
+import { assertError, ref, sleep, writer } from './helpers/write-fixtures.js';
 
 let app: TestApp;
 let tree: Tree;

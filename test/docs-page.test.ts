@@ -3,9 +3,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Request } from 'playwright-core';
-import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
+import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp, unique } from './helpers/app.js';
 import { assertContract } from './helpers/contract.js';
-import { EXT, putListing } from './helpers/read-fixtures.js';
+import { putListing } from './helpers/listings-api.js';
 
 /**
  * The interactive reference at /docs, in a real browser: Debian's Chromium driven by

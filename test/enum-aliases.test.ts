@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ALL_SCOPES, bootApp, createPartner, createTree, type TestApp, unique } from './helpers/app.js';
-import { assertError, EXT, getOk } from './helpers/read-fixtures.js';
+import { ALL_SCOPES, bootApp, createPartner, createTree, EXT, type TestApp, unique } from './helpers/app.js';
+import { assertError, getOk } from './helpers/read-fixtures.js';
 
 /**
  * Issue 16: in a realistic Belgian feed, 185 of 500 rows failed on `Hybride` and `manueel`, and

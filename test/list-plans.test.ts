@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ALL_SCOPES, bootApp, createPartner, createTree, type TestApp, type Tree } from './helpers/app.js';
-import { EXT, qs, type Seeded, seedListings } from './helpers/read-fixtures.js';
+import {
+  ALL_SCOPES,
+  bootApp,
+  createPartner,
+  createTree,
+  EXT,
+  type TestApp,
+  type Tree,
+} from './helpers/app.js';
+import { qs, type Seeded, seedListings } from './helpers/read-fixtures.js';
 
 /**
  * A restricted partner's pages are read dealer by dealer and merged (store/listings-read.ts,

@@ -7,12 +7,14 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type TestApp,
   type Tree,
 } from './helpers/app.js';
+import { bulk, putOk, remove, setStatus } from './helpers/listings-api.js';
 import { sql } from './helpers/read-fixtures.js';
-import { bulk, EXT, putOk, ref, remove, setStatus, writer } from './helpers/write-fixtures.js';
+import { ref, writer } from './helpers/write-fixtures.js';
 
 /**
  * totalItems and location stats read trigger-kept counters (migration 004) instead of counting

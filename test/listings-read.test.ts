@@ -5,27 +5,24 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type TestApp,
   type Tree,
   unique,
 } from './helpers/app.js';
+import { allPages, bulkUpsert, putListing, setStatusOk } from './helpers/listings-api.js';
 import {
-  allPages,
   assertError,
   assertInvalidQuery,
   assertPagination,
-  bulkUpsert,
   byKeyThenId,
-  EXT,
   getOk,
   ids,
   idsOf,
-  putListing,
   qs,
   type Seeded,
   seedListings,
-  setStatus,
   sorted,
   unknownId,
 } from './helpers/read-fixtures.js';
@@ -409,11 +406,11 @@ describe('GET /listings and GET /listings/{id}', () => {
     const p = (await getOk(app, reader, `/listings/${plain}`)).data;
     assert.ok(!('historyReportUrl' in p));
     assert.deepEqual([p.images, p.mainImageUrl, p.features, p.dealer.parent], [[], null, [], null]);
-    await setStatus(app, ownWriter, plainRef, 'sold');
+    await setStatusOk(app, ownWriter, plainRef, 'sold');
     const sold = (await getOk(app, reader, `/listings/${plain}`)).data;
     assert.equal(sold.status, 'sold');
     assert.match(sold.soldAt, ISO_MS);
-    await setStatus(app, ownWriter, plainRef, 'active');
+    await setStatusOk(app, ownWriter, plainRef, 'active');
     assert.ok(!('soldAt' in (await getOk(app, reader, `/listings/${plain}`)).data));
   });
 

@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { bootApp, createPartner, createTree, listingBody, type TestApp, type Tree } from './helpers/app.js';
 import {
-  assertError,
+  bootApp,
+  createPartner,
+  createTree,
   EXT,
-  getListing,
-  put,
-  putOk,
-  ref,
-  remove,
-  SPEC_ENUMS,
-  setStatus,
-  sleep,
-  validationPaths,
-  writer,
-} from './helpers/write-fixtures.js';
+  listingBody,
+  type TestApp,
+  type Tree,
+} from './helpers/app.js';
+import { getListing, put, putOk, remove, setStatus } from './helpers/listings-api.js';
+import { assertError, ref, SPEC_ENUMS, sleep, validationPaths, writer } from './helpers/write-fixtures.js';
 
 let app: TestApp;
 let tree: Tree;

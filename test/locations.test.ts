@@ -5,19 +5,19 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type TestApp,
   type Tree,
   unique,
 } from './helpers/app.js';
+import { bulkUpsert, setStatusOk } from './helpers/listings-api.js';
 import {
   assertError,
   assertInvalidQuery,
   assertPagination,
-  bulkUpsert,
   byKeyThenId,
   DAY_MS,
-  EXT,
   getOk,
   ids,
   idsOf,
@@ -27,7 +27,6 @@ import {
   qs,
   type Seeded,
   seedListings,
-  setStatus,
   sorted,
   sql,
   unknownId,
@@ -282,9 +281,9 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
     });
     // A status change shows at once.
     const a1Active = rows.find((r) => r.dealer === 'A1' && r.status === 'active')!;
-    await setStatus(app, writer, a1Active.ref, 'sold');
+    await setStatusOk(app, writer, a1Active.ref, 'sold');
     assert.deepEqual((await stats()).get(id.A1), { activeListings: 1, totalListings: 5 });
-    await setStatus(app, writer, a1Active.ref, 'active');
+    await setStatusOk(app, writer, a1Active.ref, 'active');
     await pinTimes(app, a1Active.id, a1Active.updatedAt, a1Active.createdAt);
     for (const off of ['false', '0', 'False']) {
       const body = await locations(partnerAB, { withCounts: off });
@@ -334,7 +333,7 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
       const ref = unique('hist');
       const body = listingBody({ dealerProfileId: dealerId, status: changes[0]![0] });
       const listingId = (await bulkUpsert(app, w, [{ externalReference: ref, ...body }]))[ref]!;
-      for (const [status] of changes.slice(1)) await setStatus(app, w, ref, status);
+      for (const [status] of changes.slice(1)) await setStatusOk(app, w, ref, status);
       const history = await sql(
         app,
         'SELECT id, status FROM listing_status_history WHERE listing_id = $1 ORDER BY id',

@@ -5,12 +5,14 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type TestApp,
   type Tree,
   unique,
 } from './helpers/app.js';
-import { assertError, EXT, getOk, putListing } from './helpers/read-fixtures.js';
+import { putListing } from './helpers/listings-api.js';
+import { assertError, getOk } from './helpers/read-fixtures.js';
 
 type IssueRow = [string, string, string];
 const rows = (issues: { path: string; code: string; message: string }[]): IssueRow[] =>

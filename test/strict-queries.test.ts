@@ -5,12 +5,14 @@ import {
   bootApp,
   createPartner,
   createTree,
+  EXT,
   listingBody,
   type TestApp,
   type Tree,
   unique,
 } from './helpers/app.js';
-import { assertError, assertInvalidQuery, EXT, putListing, qs, setStatus } from './helpers/read-fixtures.js';
+import { putListing, setStatusOk } from './helpers/listings-api.js';
+import { assertError, assertInvalidQuery, qs } from './helpers/read-fixtures.js';
 
 /** Issue 16: query strings are read strictly, and what the read surface tells is exactly enough. */
 describe('partner queries: unknown parameters, references, hostile text, caching', () => {
@@ -91,7 +93,7 @@ describe('partner queries: unknown parameters, references, hostile text, caching
     });
     assert.deepEqual(globalRead.body.data, []);
     // With status=all a sold listing is found too; the default status filter (active) hides it.
-    await setStatus(app, writer, ref, 'sold');
+    await setStatusOk(app, writer, ref, 'sold');
     const hidden = await app.call('GET', `${EXT}/listings${qs({ externalReference: ref })}`, {
       secret: writer,
     });
@@ -103,7 +105,7 @@ describe('partner queries: unknown parameters, references, hostile text, caching
       sold.body.data.map((l: { status: string }) => l.status),
       ['sold'],
     );
-    await setStatus(app, writer, ref, 'active');
+    await setStatusOk(app, writer, ref, 'active');
     // A value that can never be a reference is refused like on writes.
     for (const bad of [' padded ', 'x'.repeat(129), 'tab\there']) {
       assertInvalidQuery(

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { bootApp, createTree, listingBody, type TestApp, type Tree } from './helpers/app.js';
-import { bulk, getListing, put, ref, SPEC_ENUMS, setStatus, writer } from './helpers/write-fixtures.js';
+import { bulk, getListing, put, setStatus } from './helpers/listings-api.js';
+import { ref, SPEC_ENUMS, writer } from './helpers/write-fixtures.js';
 
 /**
  * Property-based tests of the write API: generated from the documented bounds and enumerations

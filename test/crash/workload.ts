@@ -1,6 +1,6 @@
-import type { Reply } from '../helpers/app.js';
+import { EXT, type Reply } from '../helpers/app.js';
 
-export const EXT = '/api/external/v1';
+export { EXT };
 
 /** Seeded PRNG (mulberry32): the same seed makes the same choices (timing still varies). */
 export function prng(seed: number): () => number {

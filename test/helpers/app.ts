@@ -11,6 +11,9 @@ import { httpsCall } from './https-call.js';
  * `forecourt serve` does. The database is PGlite in a fresh temp dir, or PostgreSQL when the
  * DATABASE_URL environment variable is set (then test files share it: use unique codes).
  */
+/** The partner API's base path. */
+export const EXT = '/api/external/v1';
+
 export interface TestApp {
   url: string;
   config: Config;

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { listingBody, type Reply, type TestApp, unique } from './app.js';
+import { EXT, listingBody, type Reply, type TestApp, unique } from './app.js';
+import { bulkUpsert } from './listings-api.js';
 
 /** Shared helpers for the read-side tests (auth, listings, locations). */
-
-export const EXT = '/api/external/v1';
 
 /** A UUID no test ever creates (random v4, so it is unknown in any database). */
 export { randomUUID as unknownId } from 'node:crypto';
@@ -55,41 +54,6 @@ export function assertPagination(body: any, expected: [number, number, number, n
   assert.deepEqual([page, pageSize, totalItems, totalPages], expected);
 }
 
-/** Creates (201) or updates (200) one listing with PUT; returns its service id. */
-export async function putListing(
-  app: TestApp,
-  secret: string,
-  reference: string,
-  body: Record<string, unknown>,
-): Promise<string> {
-  const reply = await app.call('PUT', `${EXT}/listings/${encodeURIComponent(reference)}`, { secret, body });
-  assert.ok(reply.status === 201 || reply.status === 200, `PUT ${reference} → ${reply.status} ${reply.text}`);
-  return reply.body.data.listingId;
-}
-
-/** Bulk-upserts items (each with externalReference); asserts that none failed; returns ids by reference. */
-export async function bulkUpsert(
-  app: TestApp,
-  secret: string,
-  items: Record<string, unknown>[],
-): Promise<Record<string, string>> {
-  const reply = await app.call('POST', `${EXT}/listings/bulk-upsert`, { secret, body: items });
-  assert.equal(reply.status, 200, reply.text);
-  assert.equal(reply.body.data.errorCount, 0, JSON.stringify(reply.body.data.errors));
-  const ids: Record<string, string> = {};
-  for (const result of reply.body.data.results) ids[result.externalReference] = result.listingId;
-  return ids;
-}
-
-/** Changes a listing's status through the API (POST …/status). */
-export async function setStatus(app: TestApp, secret: string, reference: string, status: string) {
-  const reply = await app.call('POST', `${EXT}/listings/${encodeURIComponent(reference)}/status`, {
-    secret,
-    body: { status },
-  });
-  assert.equal(reply.status, 200, reply.text);
-}
-
 /**
  * Pins a listing's timestamps by SQL, so that orders and `updatedSince` boundaries are exact
  * (timestamps written by the API are microsecond-precise but read back with milliseconds).
@@ -100,18 +64,6 @@ export async function pinTimes(app: TestApp, id: string, updatedAt: Date, create
     'UPDATE listings SET updated_at = $2, created_at = $3 WHERE id = $1',
     [id, updatedAt, createdAt],
   );
-}
-
-/** Follows every page of a list (pageSize 200) and returns all items. */
-export async function allPages(app: TestApp, secret: string, path: string): Promise<any[]> {
-  const items: any[] = [];
-  for (let page = 1; page <= 100; page++) {
-    const sep = path.includes('?') ? '&' : '?';
-    const body = await getOk(app, secret, `${path}${sep}pageSize=200&page=${page}`);
-    items.push(...body.data);
-    if (page >= body.pagination.totalPages) return items;
-  }
-  throw new Error(`more than 100 pages at ${path}`);
 }
 
 export const ids = (items: { id: string }[]) => items.map((i) => i.id);

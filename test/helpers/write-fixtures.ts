@@ -4,7 +4,6 @@ import { assertError } from './read-fixtures.js';
 
 /** Shared helpers for the write-side tests (PUT, bulk upsert, status, DELETE, properties). */
 
-export const EXT = '/api/external/v1';
 export const WRITE_SCOPES = ['read:listings', 'write:listings'];
 // One definition of the error-envelope check, shared with the read tests.
 export { ALL_SCOPES, assertError };
@@ -78,62 +77,6 @@ export async function writer(
     app,
     roots === 'global' ? { global: true, scopes: WRITE_SCOPES } : { roots, scopes: WRITE_SCOPES },
   );
-}
-
-/** PUT /listings/{ref}; the reference is percent-encoded unless `rawRef` is set. */
-export function put(
-  app: TestApp,
-  secret: string,
-  reference: string,
-  body: unknown,
-  options: { query?: string; rawRef?: boolean } = {},
-): Promise<Reply> {
-  const path = options.rawRef ? reference : encodeURIComponent(reference);
-  return app.call('PUT', `${EXT}/listings/${path}${options.query ?? ''}`, { secret, body });
-}
-
-/** PUT that must succeed with the given status; returns `data` of the reply. */
-export async function putOk(
-  app: TestApp,
-  secret: string,
-  reference: string,
-  body: unknown,
-  status: 200 | 201,
-): Promise<any> {
-  const reply = await put(app, secret, reference, body);
-  assert.equal(reply.status, status, `PUT ${reference} → ${reply.status} ${reply.text}`);
-  return reply.body.data;
-}
-
-export function setStatus(app: TestApp, secret: string, reference: string, body: unknown): Promise<Reply> {
-  return app.call('POST', `${EXT}/listings/${encodeURIComponent(reference)}/status`, { secret, body });
-}
-
-export function remove(app: TestApp, secret: string, reference: string): Promise<Reply> {
-  return app.call('DELETE', `${EXT}/listings/${encodeURIComponent(reference)}`, { secret });
-}
-
-export function bulk(app: TestApp, secret: string, body: unknown, query = ''): Promise<Reply> {
-  return app.call('POST', `${EXT}/listings/bulk-upsert${query}`, { secret, body });
-}
-
-/** GET /listings/{id}: the listing's `data`, or undefined on 404. */
-export async function getListing(app: TestApp, secret: string, id: string): Promise<any> {
-  const reply = await app.call('GET', `${EXT}/listings/${id}`, { secret });
-  if (reply.status === 404) return undefined;
-  assert.equal(reply.status, 200, reply.text);
-  return reply.body.data;
-}
-
-/** Every listing (any status) the partner can see, following pages. */
-export async function allListings(app: TestApp, secret: string): Promise<any[]> {
-  const out: any[] = [];
-  for (let page = 1; ; page++) {
-    const reply = await app.call('GET', `${EXT}/listings?status=all&pageSize=200&page=${page}`, { secret });
-    assert.equal(reply.status, 200, reply.text);
-    out.push(...reply.body.data);
-    if (page >= reply.body.pagination.totalPages) return out;
-  }
 }
 
 /** Asserts 422 VALIDATION_FAILED and returns the sorted, distinct top-level paths of its issues. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Reply as HttpReply } from '../helpers/app.js';
-import { EXT } from '../helpers/write-fixtures.js';
+import { EXT } from '../helpers/app.js';
 import {
   Bindings,
   type Body,
