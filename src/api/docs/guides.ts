@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { Marked, type Tokens } from 'marked';
@@ -146,6 +146,8 @@ export const guidePages: FastifyPluginAsync<{ csp: string }> = async (app, { csp
     reply.headers(headers).type('text/css; charset=utf-8').send(STYLE),
   );
   for (const guide of GUIDES) {
+    // An image built without docs/ answers 404 for the guide, not 500 at the first visit.
+    if (!existsSync(path.join(DOCS_DIR, guide.file))) continue;
     app.get(`${GUIDES_PREFIX}/${guide.slug}`, { schema: { hide: true } }, async (_request, reply) => {
       let html = rendered.get(guide.slug);
       if (!html) {
