@@ -66,7 +66,7 @@ export const operations: Operation[] = Object.entries(document.paths as Record<s
         template,
         pathParams: params.filter((p) => p.in === 'path'),
         query: params.filter((p) => p.in === 'query'),
-        body: op.requestBody?.content?.['application/json']?.schema,
+        body: bodyToDraw(op.requestBody?.content?.['application/json']?.schema),
         responses,
       };
     }),
@@ -114,4 +114,21 @@ export function fits(schema: Schema, value: unknown): boolean {
     compiled.set(schema, validate);
   }
   return validate(value) as boolean;
+}
+
+/**
+ * The document describes bulk items loosely (any value: the service validates them one by one, so
+ * a gateway must not refuse the batch). The fuzzer draws them as what each is checked against, a
+ * ListingWrite; an item that accepts anything would have no invalid value to draw.
+ */
+function bodyToDraw(schema: Schema | undefined): Schema | undefined {
+  if (!schema) return schema;
+  const listing = { $ref: '#/components/schemas/ListingWrite' };
+  const asListings = (node: Schema): Schema =>
+    node.type === 'array' && node.items && Object.keys(node.items).every((k) => k === 'description')
+      ? { ...node, items: listing }
+      : node.type === 'object' && node.properties?.items
+        ? { ...node, properties: { ...node.properties, items: asListings(node.properties.items) } }
+        : node;
+  return schema.anyOf ? { ...schema, anyOf: (schema.anyOf as Schema[]).map(asListings) } : asListings(schema);
 }
