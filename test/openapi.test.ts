@@ -117,4 +117,21 @@ describe('the contract check of test responses', () => {
     assert.throws(() => assertContract('GET', listing, reply(304, { data: 1 })), /a body where/);
     assert.throws(() => assertContract('PATCH', '/api/external/v1/listings', reply(200, {})), /no operation/);
   });
+
+  test('fails on a documented code under another status, or a write-only code on a read', () => {
+    const withCode = (code: string) => ({ error: { ...error.error, code } });
+    assert.throws(
+      () => assertContract('GET', listing, reply(404, withCode('INVALID_QUERY'))),
+      /code INVALID_QUERY is not one the document lists for this status \(NOT_FOUND\)/,
+    );
+    assert.throws(
+      () => assertContract('GET', listing, reply(400, withCode('INVALID_JSON'))),
+      /code INVALID_JSON is not one/,
+    );
+    assert.throws(
+      () => assertContract('GET', '/api/external/v1/nowhere', reply(404, withCode('METHOD_NOT_ALLOWED'))),
+      /code METHOD_NOT_ALLOWED is not one/,
+    );
+    assertContract('GET', listing, reply(400, withCode('INVALID_QUERY')));
+  });
 });

@@ -9,6 +9,7 @@ import type { Reply } from './app.js';
  * the OpenAPI document lists for that operation, and the body must match its schema exactly
  * (every object in the document is closed, so an undocumented field fails too). The document is
  * the committed docs/openapi.json; test/openapi.test.ts keeps it equal to what the service serves.
+ * An error's code must be one the response lists for that status.
  */
 const PREFIX = '/api/external/v1';
 type Json = Record<string, any>;
@@ -58,6 +59,7 @@ export function assertContract(method: string, urlPath: string, reply: Reply): v
       throw new Error(`Contract: ${where}: no operation in the OpenAPI document for this request`);
     }
     check(`error ${reply.status}`, { $ref: '#/components/schemas/ErrorResponse' }, where, reply);
+    checkCode(reply.status === 404 ? ['NOT_FOUND'] : ['METHOD_NOT_ALLOWED'], where, reply);
     return;
   }
   const response: Json | undefined = operation.responses[String(reply.status)];
@@ -72,6 +74,20 @@ export function assertContract(method: string, urlPath: string, reply: Reply): v
     return;
   }
   check(`${operation.operationId} ${reply.status}`, schema, where, reply);
+  if (reply.status >= 400) {
+    const listed = [...String(response.description).matchAll(/`([A-Z_]+)`: /g)].map((m) => m[1]!);
+    checkCode(listed, where, reply);
+  }
+}
+
+/** An error's code must be one the document lists for its status: a code never travels with two. */
+function checkCode(listed: string[], where: string, reply: Reply): void {
+  const code = (reply.body as { error?: { code?: string } }).error?.code;
+  if (!code || !listed.includes(code)) {
+    throw new Error(
+      `Contract: ${where}: code ${code} is not one the document lists for this status (${listed.join(', ')})`,
+    );
+  }
 }
 
 function check(key: string, schema: Json, where: string, reply: Reply): void {
