@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bootApp, createPartner, createTree, type TestApp, unique } from './helpers/app.js';
 
@@ -50,6 +51,14 @@ describe('operator API', () => {
     const duplicate = await admin('POST', '/dealers', { locationCode: code.toLowerCase() });
     assert.equal(duplicate.status, 409);
     assert.equal(duplicate.body.error.code, 'CONFLICT');
+    assert.equal(
+      duplicate.body.error.message,
+      `Location code "${code.toLowerCase()}" is already in use (codes are case-insensitive).`,
+    );
+    // Renaming another profile to a code in use is the same conflict.
+    const renamed = await admin('PATCH', `/dealers/${child.body.data.id}`, { locationCode: code });
+    assert.equal(renamed.status, 409, renamed.text);
+    assert.equal(renamed.body.error.code, 'CONFLICT');
 
     const orphan = await admin('POST', '/dealers', {
       locationCode: unique('X'),
@@ -70,9 +79,21 @@ describe('operator API', () => {
     const tree = await createTree(app);
     const toGrandchild = await admin('PATCH', `/dealers/${tree.ids.A}`, { parentId: tree.ids.A1a });
     assert.equal(toGrandchild.status, 422);
-    assert.equal(toGrandchild.body.error.issues[0].path, 'parentId');
+    assert.deepEqual(toGrandchild.body.error.issues, [
+      { path: 'parentId', message: 'this parent would make the profile its own ancestor', code: 'invalid' },
+    ]);
     const toSelf = await admin('PATCH', `/dealers/${tree.ids.B}`, { parentId: tree.ids.B });
     assert.equal(toSelf.status, 422);
+    // The cycle trigger runs before the table's own check, and a profile is its own ancestor too.
+    assert.equal(toSelf.body.error.message, 'parentId: this parent would make the profile its own ancestor');
+    const toNobody = await admin('PATCH', `/dealers/${tree.ids.B}`, { parentId: randomUUID() });
+    assert.equal(toNobody.status, 422, toNobody.text);
+    assert.deepEqual(toNobody.body.error.issues, [
+      { path: 'parentId', message: 'no dealer profile has this id', code: 'invalid' },
+    ]);
+    const created = await admin('POST', '/dealers', { locationCode: unique('ORPH'), parentId: randomUUID() });
+    assert.equal(created.status, 422, created.text);
+    assert.equal(created.body.error.message, 'parentId: no dealer profile has this id');
     // A legal move still works.
     const move = await admin('PATCH', `/dealers/${tree.ids.A2}`, { parentId: tree.ids.B });
     assert.equal(move.status, 200);
@@ -106,6 +127,15 @@ describe('operator API', () => {
     assert.equal(broken.status, 422);
     const all = await admin('GET', '/dealers');
     assert.ok(!all.body.data.some((d: { locationCode: string }) => d.locationCode === `${root}-x`));
+
+    // A rule the database enforces, broken deep in the tree: the answer names the node.
+    const unknownParent = randomUUID();
+    const orphan = await admin('POST', '/dealers/import', {
+      dealers: [{ locationCode: unique('NEW') }, { locationCode: `${root}-y`, parentId: unknownParent }],
+    });
+    assert.equal(orphan.status, 422, orphan.text);
+    assert.equal(orphan.body.error.code, 'VALIDATION_FAILED');
+    assert.equal(orphan.body.error.message, `dealers.1 (${root}-y): parentId: no dealer profile has this id`);
   });
 
   test('partners: secret shown once, never in reads; default scopes; unknown root profile is 422', async () => {

@@ -509,6 +509,24 @@ describe('POST /listings/{ref}/status and DELETE', () => {
     }
   });
 
+  test('status change to active or pending needs a price: a draft without one gets 422, stays a draft', async () => {
+    const r = ref('status');
+    const { listingId } = await putOk(
+      app,
+      secret,
+      r,
+      listingBody({ price: undefined, status: 'draft' }),
+      201,
+    );
+    for (const status of ['active', 'pending']) {
+      const refused = await setStatus(app, secret, r, { status });
+      assertError(refused, 422, 'VALIDATION_FAILED');
+      assert.deepEqual(validationPaths(refused), ['price']);
+    }
+    assert.equal((await getListing(app, secret, listingId)).status, 'draft');
+    assert.equal((await setStatus(app, secret, r, { status: 'sold' })).status, 200);
+  });
+
   test('status errors: 422 invalid/missing, 400 non-object or broken JSON, 404 unknown', async () => {
     const r = ref('status');
     await putOk(app, secret, r, listingBody(), 201);

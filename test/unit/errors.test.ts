@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { PROBLEMS, type ProblemCode, problem } from '../../src/domain/errors.js';
 import { classifyDbError, DbError, labelDbError } from '../../src/store/errors.js';
 
 // The error table and the one reading of database errors: pure rules, no service needed.
+const SRC = path.resolve(import.meta.dirname, '../../src');
+const STORE = path.join(SRC, 'store');
 
 test('every code of the table has a status, a when and an action; problem() takes its status from it', () => {
   for (const [code, kind] of Object.entries(PROBLEMS) as [ProblemCode, (typeof PROBLEMS)[ProblemCode]][]) {
@@ -67,4 +71,26 @@ test('labelDbError wraps what the driver threw and lets our own errors through',
 
   const ours = problem('NOT_FOUND', 'no listing');
   assert.equal(labelDbError(ours, 'Anything'), ours);
+});
+
+test('no module outside src/store names a SQLSTATE or a constraint', () => {
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (file !== STORE) walk(file);
+      } else if (file.endsWith('.ts')) {
+        const text = readFileSync(file, 'utf8');
+        // '23505', '40P01', '57014'...: five-character SQLSTATEs; constraint names end like these.
+        for (const m of text.matchAll(
+          /'(\d{2}[0-9A-Z]\d{2}|\d{2}P\d{2}|[a-z_]+_(?:key|fkey|check|pkey))'/g,
+        )) {
+          offenders.push(`${path.relative(SRC, file)}: ${m[1]}`);
+        }
+      }
+    }
+  };
+  walk(SRC);
+  assert.deepEqual(offenders, []);
 });
