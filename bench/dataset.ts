@@ -122,7 +122,7 @@ const MODELS = `(VALUES
   (3,'BMW','3 Series','sedan',42000),(4,'BMW','X1','suv',40000),(5,'Audi','A3','hatchback',33000),(6,'Audi','Q5','suv',52000),
   (7,'Mercedes-Benz','C-Class','sedan',45000),(8,'Mercedes-Benz','A-Class','hatchback',34000),(9,'Renault','Clio','hatchback',18000),
   (10,'Renault','Captur','suv',24000),(11,'Peugeot','208','hatchback',19000),(12,'Peugeot','3008','suv',32000),
-  (13,'Toyota','Yaris','hatchback',20000),(14,'Toyota','RAV4','suv',38000),(15,'Skoda','Octavia','estate',29000),
+  (13,'Toyota','Yaris','hatchback',20000),(14,'Toyota','RAV4','suv',38000),(15,'Skoda','Octavia','station_wagon',29000),
   (16,'Kia','Niro','suv',31000),(17,'Tesla','Model 3','sedan',45000),(18,'Ford','Focus','hatchback',25000),
   (19,'Opel','Corsa','hatchback',18000),(20,'Volvo','XC60','suv',50000),(21,'Hyundai','Tucson','suv',33000),
   (22,'Citroën','C3','hatchback',17000),(23,'Fiat','500','hatchback',16000),(24,'Dacia','Sandero','hatchback',13000)
