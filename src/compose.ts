@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import { listingView } from './api/external/v1/listing-view.js';
 import type { Config } from './config.js';
 import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
@@ -7,6 +9,9 @@ import { listingReads } from './domain/listing-query.js';
 import { listingWrites } from './domain/listing-writes/index.js';
 import { locationReads } from './domain/locations.js';
 import { partnerAdmin } from './domain/partners.js';
+import { webhookDispatcher } from './domain/webhooks/dispatcher.js';
+import { webhookAdmin } from './domain/webhooks/endpoints.js';
+import { webhookPoster } from './outbound/webhook-post.js';
 import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
@@ -15,6 +20,10 @@ import { listingWriteStore } from './store/listings-write.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { partnerStore } from './store/partners.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
+import { webhookStore } from './store/webhooks.js';
+
+/** How often an instance looks for endpoints with changes to deliver. */
+const WEBHOOK_POLL_MS = 200;
 
 /**
  * The composition root: every use case built once, over exactly the stores and settings it
@@ -44,6 +53,14 @@ export function compose(
   const cursors = cursorCodec(options.cursorKey);
   /** Up to where sync cursors may pass: no write still open can commit a listing before it. */
   const syncHorizon = syncHorizonStore(readDb, db, settleMs);
+  const webhooks = webhookStore(db);
+  const post = webhookPoster({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  });
+  // Webhooks read on the primary: a delivery's horizon and its page must come from one database.
+  const primaryHorizon = readDb === db ? syncHorizon : syncHorizonStore(db, db, settleMs);
+  const view = listingView(listingBaseUrl);
   return {
     listings: listingReads({
       dealers,
@@ -69,6 +86,36 @@ export function compose(
     dealers: dealerAdmin({ db, dealers, audit }),
     partners: partnerAdmin({ db, partners, dealers, audit }),
     auditLog: { list: audit.list.bind(audit) },
+    webhooks: webhookAdmin({
+      db,
+      store: webhooks,
+      dealers,
+      audit,
+      syncHorizon: primaryHorizon,
+      cursors,
+      post,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    }),
+    /** The delivery loop of this instance (runtime.ts starts and stops it). */
+    webhookDispatcher: (logger: Logger) =>
+      webhookDispatcher({
+        store: webhooks,
+        listings: listingReadStore(db),
+        syncHorizon: primaryHorizon,
+        partners,
+        dealers,
+        audit,
+        cursors,
+        present: view,
+        post,
+        logger,
+        options: {
+          concurrency: config.WEBHOOK_CONCURRENCY,
+          pollMs: WEBHOOK_POLL_MS,
+          // Twice the timeout and some: a lease lapses only when its holder is gone.
+          leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + 5_000,
+        },
+      }),
     listingBaseUrl,
     /** For the replica's horizon publisher (runtime.ts). */
     syncHorizon,

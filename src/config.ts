@@ -74,6 +74,12 @@ const schema = z.object({
   // Every write transaction commits within this time or is rolled back, so none of ours holds sync
   // cursors longer; twice it is the clock rule's slack where a writer cannot be seen (docs/sync.md).
   WRITE_TX_TIMEOUT_MS: int(200, 60_000).default(5_000),
+  // Webhooks (docs/webhooks.md). ALLOW_PRIVATE admits http:// and private or loopback targets:
+  // tests and local development only, never in production (it opens the door to SSRF).
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  WEBHOOK_TIMEOUT_MS: int(1_000, 30_000).default(10_000),
+  // Deliveries one instance runs at once; 0: this instance delivers none (the others do).
+  WEBHOOK_CONCURRENCY: int(0, 500).default(16),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

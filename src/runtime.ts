@@ -97,6 +97,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       logger,
     });
     const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
+    const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }));
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
@@ -110,6 +111,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     const port = (listener.address() as AddressInfo).port;
     const url = `https://${host}:${port}`;
     logger.info({ url, database: db.kind }, 'Forecourt is listening');
+    dispatcher.start();
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -124,6 +126,8 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
           // the listener stops accepting and resolves once every connection is gone.
           app.startDraining();
           await listener.shutdown();
+          // Deliveries in flight finish (each within WEBHOOK_TIMEOUT_MS) and release their leases.
+          await dispatcher.stop();
           await app.close();
           await publisher?.stop();
           await readDb?.close();

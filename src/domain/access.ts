@@ -1,7 +1,12 @@
 import { profileForbidden } from './errors.js';
 
-export type Scope = 'read:listings' | 'read:locations' | 'write:listings';
-export const ALL_SCOPES: readonly Scope[] = ['read:listings', 'read:locations', 'write:listings'];
+export type Scope = 'read:listings' | 'read:locations' | 'write:listings' | 'manage:webhooks';
+export const ALL_SCOPES: readonly Scope[] = [
+  'read:listings',
+  'read:locations',
+  'write:listings',
+  'manage:webhooks',
+];
 
 export const isScope = (value: string): value is Scope => (ALL_SCOPES as readonly string[]).includes(value);
 export const DEFAULT_SCOPES: readonly Scope[] = ['read:listings', 'read:locations'];

@@ -11,8 +11,8 @@ declare module 'fastify' {
     partner?: Partner;
   }
   interface FastifyContextConfig {
-    /** The scope a partner route needs; every partner route names one. */
-    scope?: Scope;
+    /** The scope a partner route needs (all of them, when several); every partner route names one. */
+    scope?: Scope | readonly Scope[];
   }
 }
 
@@ -66,11 +66,15 @@ export function partnerAuth({
     await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
     // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
     request.partner = await authentication.partnerOf(record);
-    const needed = request.routeOptions.config.scope;
-    if (needed && !record.scopes.includes(needed)) {
+    const config = request.routeOptions.config.scope;
+    const needed: readonly Scope[] =
+      config === undefined ? [] : typeof config === 'string' ? [config] : config;
+    const missing = needed.filter((scope) => !record.scopes.includes(scope));
+    if (missing.length) {
+      const names = needed.map((scope) => `"${scope}"`).join(' and ');
       throw problem(
         'INSUFFICIENT_SCOPE',
-        `This operation needs the scope "${needed}"; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
+        `This operation needs the scope${needed.length > 1 ? 's' : ''} ${names}; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
       );
     }
     await authentication.touch(record.id);

@@ -66,6 +66,19 @@ export function auditStore(db: Queryable) {
     },
 
     /**
+     * A change a partner made to its own configuration (its webhook endpoints), or one the service
+     * made on its own (an endpoint disabled after failing deliveries).
+     */
+    async recordBy(
+      actor: 'partner' | 'service',
+      entry: AuditEntry,
+      ctx: Partial<AuditContext>,
+      tx: Queryable = db,
+    ): Promise<void> {
+      await insert(tx, actor, entry, ctx);
+    },
+
+    /**
      * A partner request refused with 401; `reason` is missing, malformed or unknown. Never the
      * secret. Written on its own, not in a transaction: there is no change to tie it to.
      */

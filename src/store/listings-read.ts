@@ -27,7 +27,8 @@ export interface Position {
 export interface ListingFilter {
   /** Dealer profiles to show; null = every profile (global partner, no filter). */
   profileIds: readonly string[] | null;
-  status: string | null;
+  /** One status, several (a webhook endpoint's filter), or null for all. */
+  status: string | readonly string[] | null;
   updatedSince: Date | null;
   /** Only the listings this partner wrote (?mine=true); null = every partner's. */
   partnerId: string | null;
@@ -43,20 +44,36 @@ export interface PageRow {
   settled: boolean;
 }
 
+/** A stretch of the (updatedAt, id) order: strictly after `after`, up to `through` included. */
+export interface Range {
+  after?: Position | null;
+  through?: Position | null;
+}
+
+const statusList = (status: ListingFilter['status']): readonly string[] =>
+  status === null ? STATUSES : typeof status === 'string' ? [status] : status;
+
 /** Builds the WHERE clause from only the predicates in use, so the planner sees a plain query. */
-function where(filter: ListingFilter, params: unknown[], after?: Position | null): string {
+function where(filter: ListingFilter, params: unknown[], range: Range = {}): string {
   const clauses: string[] = [];
-  if (after) {
-    params.push(after.ts, after.id);
+  if (range.after) {
+    params.push(range.after.ts, range.after.id);
     clauses.push(`(l.updated_at, l.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
+  if (range.through) {
+    params.push(range.through.ts, range.through.id);
+    clauses.push(`(l.updated_at, l.id) <= ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
   if (filter.profileIds !== null) {
     params.push(filter.profileIds);
     clauses.push(`l.dealer_profile_id = ANY($${params.length}::uuid[])`);
   }
-  if (filter.status !== null) {
+  if (typeof filter.status === 'string') {
     params.push(filter.status);
     clauses.push(`l.status = $${params.length}`);
+  } else if (filter.status !== null) {
+    params.push(filter.status);
+    clauses.push(`l.status = ANY($${params.length}::text[])`);
   }
   if (filter.updatedSince !== null) {
     params.push(filter.updatedSince);
@@ -85,16 +102,16 @@ function pageSource(
   sort: Sort,
   rowsNeeded: number,
   params: unknown[],
-  after?: Position | null,
+  range: Range = {},
 ): string {
   const perDealer =
     filter.profileIds !== null &&
     filter.profileIds.length > 1 &&
     (sort === 'updatedAt' || sort === '-updatedAt') &&
     rowsNeeded <= PER_DEALER_MAX_ROWS;
-  if (!perDealer) return `listings l ${where(filter, params, after)}`;
-  const rest = where({ ...filter, profileIds: null, status: null }, params, after);
-  params.push(filter.profileIds, filter.status ? [filter.status] : STATUSES, rowsNeeded);
+  if (!perDealer) return `listings l ${where(filter, params, range)}`;
+  const rest = where({ ...filter, profileIds: null, status: null }, params, range);
+  params.push(filter.profileIds, statusList(filter.status), rowsNeeded);
   const n = params.length;
   return `unnest($${n - 2}::uuid[]) AS d(id) CROSS JOIN unnest($${n - 1}::text[]) AS s(status)
     CROSS JOIN LATERAL (
@@ -111,7 +128,7 @@ function pageSource(
 export function listingReadStore(db: Queryable, sideProbe = 5000) {
   return {
     /**
-     * One page in the given order; with `after`, strictly after that (updatedAt, id) position
+     * One page in the given order; with `after`, strictly after that (updatedAt, id) position (and with `through`, up to that one)
      * (keyset paging: deep pages cost what the first one does). A row is `settled` when it lies
      * before `horizon` (store/sync-horizon.ts), read before this call; null: nothing is.
      */
@@ -120,11 +137,11 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
       sort: Sort,
       limit: number,
       offset: number,
-      options: { after?: Position | null; horizon: string | null },
+      options: Range & { horizon: string | null },
       tx: Queryable = db,
     ): Promise<PageRow[]> {
       const params: unknown[] = [];
-      const source = pageSource(filter, sort, limit + offset, params, options.after);
+      const source = pageSource(filter, sort, limit + offset, params, options);
       params.push(limit, offset, options.horizon ?? '-infinity');
       const n = params.length;
       // The page is chosen on the narrow listings index first, then joined: an OFFSET then skips
@@ -179,7 +196,7 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
       }
       // Every status named, so the counters and the listings are filtered alike (EXPLAIN at 1M: the
       // side counts range over the (updated_at, id) index and stop at their LIMIT).
-      params.push(filter.status !== null ? [filter.status] : STATUSES);
+      params.push(statusList(filter.status));
       counters.push(`status = ANY($${params.length}::text[])`);
       listings.push(`l.status = ANY($${params.length}::text[])`);
       const total = `SELECT coalesce(sum(n), 0)::bigint AS n FROM listing_counts WHERE ${counters.join(' AND ')}`;

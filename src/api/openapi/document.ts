@@ -148,7 +148,7 @@ export const swaggerOptions: SwaggerOptions = {
       return { schema: { hide: true }, url };
     }
     const method = String(route.method);
-    const config = (route.config ?? {}) as DocumentedRoute & { scope?: string };
+    const config = (route.config ?? {}) as DocumentedRoute & { scope?: string | readonly string[] };
     const source = { ...(document.schema as Json) };
     if (config.documentedBody) source.body = config.documentedBody;
     const { schema } = zodTransform({ ...document, schema: source });
@@ -167,7 +167,9 @@ export const swaggerOptions: SwaggerOptions = {
     const write = method !== 'GET';
     out.operationId = operationId(method, path);
     if (config.scope) {
-      out.description = [out.description, `Scope: \`${config.scope}\`.`].filter(Boolean).join('\n\n');
+      const scopes = [config.scope].flat().map((scope) => `\`${scope}\``);
+      const line = `Scope${scopes.length > 1 ? 's' : ''}: ${scopes.join(' and ')}.`;
+      out.description = [out.description, line].filter(Boolean).join('\n\n');
     }
     // Added to the finished document (transformObject): a body that is a $ref loses extra keys here.
     if (config.bodyExamples) bodyExamples.set(out.operationId, config.bodyExamples);

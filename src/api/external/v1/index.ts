@@ -3,6 +3,7 @@ import type { PartnerAuthentication } from '../../../domain/authentication.js';
 import type { ListingReads } from '../../../domain/listing-query.js';
 import type { ListingWrites } from '../../../domain/listing-writes/index.js';
 import type { LocationReads } from '../../../domain/locations.js';
+import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { partnerAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
 import type { RateLimits } from '../../../http/rate-limit.js';
@@ -12,6 +13,7 @@ import { listingWriteRoutes } from './listing-writes.js';
 import { listingRoutes } from './listings.js';
 import { locationRoutes } from './locations.js';
 import { referenceRoutes } from './reference.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** What the partner API uses: its use cases, and the HTTP layer's limits and metrics. */
 export interface ExternalApi {
@@ -19,6 +21,7 @@ export interface ExternalApi {
   listings: ListingReads;
   locations: LocationReads;
   writes: ListingWrites;
+  webhooks: WebhookAdmin;
   /** Where a listing's public page is: `listingUrl` is this plus its slug. */
   listingBaseUrl: string;
   rateLimits: RateLimits;
@@ -39,6 +42,7 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     await app.register(listingRoutes(api.listings, view));
     await app.register(listingWriteRoutes(api.writes, api.metrics));
     await app.register(locationRoutes(api.locations, api.listings, view));
+    await app.register(webhookRoutes(api.webhooks));
     await app.register(referenceRoutes);
   };
 }

@@ -1,0 +1,283 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ENUMS } from '../../../domain/enums.js';
+import { isStorableText } from '../../../domain/listing-input.js';
+import {
+  DEFAULT_DELIVERY_PAGE,
+  MAX_DELIVERY_PAGE,
+  MAX_ENDPOINTS_PER_PARTNER,
+  type WebhookAdmin,
+} from '../../../domain/webhooks/endpoints.js';
+import { MAX_URL_LENGTH } from '../../../domain/webhooks/target.js';
+import { auditContext } from '../../../http/audit-context.js';
+import { parseBody } from '../../../http/validation.js';
+import { positiveIntParam, uuidParam } from '../../schemas/query.js';
+import { partnerErrors } from '../../schemas/responses.js';
+import { deliverySchema, endpointSchema } from '../../schemas/webhooks.js';
+
+const SCOPES = ['manage:webhooks', 'read:listings'] as const;
+
+const filterSchema = z
+  .strictObject({
+    status: z
+      .array(z.enum(ENUMS.status.values))
+      .min(1)
+      .nullable()
+      .optional()
+      .describe(
+        'Only listings in these statuses (null or absent: every status). A listing that leaves them is not pushed.',
+      ),
+    dealerProfileIds: z
+      .array(z.uuid())
+      .min(1)
+      .max(100)
+      .nullable()
+      .optional()
+      .describe(
+        'Only listings of these dealer profiles and their sub-locations (null or absent: your whole access scope, as it is at each delivery).',
+      ),
+  })
+  .nullable()
+  .describe('Which changes this endpoint receives; within your access scope either way.');
+
+const url = z
+  .string()
+  .min(1)
+  .max(MAX_URL_LENGTH)
+  .describe('Where deliveries are POSTed: https, a public address; redirects are not followed.');
+const description = z
+  .string()
+  .trim()
+  .max(500)
+  .refine(isStorableText, 'must not contain U+0000 or unpaired surrogate characters')
+  .nullable();
+
+const createBody = z.object({
+  url,
+  description: description.optional(),
+  filter: filterSchema.optional(),
+});
+
+const patchBody = z
+  .object({
+    url: url.optional(),
+    description: description.optional(),
+    filter: filterSchema.optional(),
+    enabled: z
+      .boolean()
+      .optional()
+      .describe('false pauses deliveries; true starts them again from where they stopped.'),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'name at least one of url, description, filter, enabled');
+
+const resumeBody = z
+  .object({
+    cursor: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe('The `cursor` of an earlier delivery: deliver every change after it again (a replay).'),
+  })
+  .optional();
+
+const idParams = z.object({ id: uuidParam.describe('The webhook endpoint id.') });
+const withSecret = endpointSchema.extend({
+  secret: z
+    .string()
+    .describe('The signing secret (whsec_…, Standard Webhooks). Shown only here: store it now.'),
+});
+const writeErrors = {
+  ...partnerErrors,
+  405: partnerErrors[400],
+  415: partnerErrors[400],
+  422: partnerErrors[400],
+};
+
+/** Webhook endpoints of the calling partner: /webhooks (docs/webhooks.md). */
+export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+    const tags = ['Webhooks'];
+
+    app.post(
+      '/webhooks',
+      {
+        config: { scope: SCOPES, documentedBody: createBody },
+        schema: {
+          summary: 'Register a webhook endpoint',
+          description: `Deliveries start with the changes committed after this answer. At most ${MAX_ENDPOINTS_PER_PARTNER} endpoints per partner.`,
+          tags,
+          response: { 201: z.object({ data: withSecret }), ...writeErrors },
+        },
+      },
+      async (request, reply) => {
+        const body = parseBody(createBody, request.body);
+        const data = await webhooks.create(request.partner!, body, auditContext(request));
+        return reply.status(201).send({ data });
+      },
+    );
+
+    app.get(
+      '/webhooks',
+      {
+        config: { scope: SCOPES },
+        schema: {
+          summary: 'List your webhook endpoints',
+          tags,
+          response: { 200: z.object({ data: z.array(endpointSchema) }), ...partnerErrors },
+        },
+      },
+      async (request) => ({ data: await webhooks.list(request.partner!) }),
+    );
+
+    app.get(
+      '/webhooks/:id',
+      {
+        config: { scope: SCOPES },
+        schema: {
+          summary: 'Get one webhook endpoint',
+          tags,
+          params: idParams,
+          response: { 200: z.object({ data: endpointSchema }), ...partnerErrors },
+        },
+      },
+      async (request) => ({ data: await webhooks.get(request.partner!, request.params.id) }),
+    );
+
+    app.patch(
+      '/webhooks/:id',
+      {
+        config: { scope: SCOPES, documentedBody: patchBody },
+        schema: {
+          summary: 'Change a webhook endpoint (url, description, filter, enabled)',
+          tags,
+          params: idParams,
+          response: { 200: z.object({ data: endpointSchema }), ...writeErrors },
+        },
+      },
+      async (request) => {
+        const body = parseBody(patchBody, request.body);
+        return {
+          data: await webhooks.update(request.partner!, request.params.id, body, auditContext(request)),
+        };
+      },
+    );
+
+    app.delete(
+      '/webhooks/:id',
+      {
+        config: { scope: SCOPES, documentedResponses: { 204: 'Deleted: nothing more is delivered to it.' } },
+        schema: { summary: 'Delete a webhook endpoint', tags, params: idParams, response: writeErrors },
+      },
+      async (request, reply) => {
+        await webhooks.remove(request.partner!, request.params.id, auditContext(request));
+        return (reply as FastifyReply).code(204).send(); // no body, so no schema
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/rotate-secret',
+      {
+        config: { scope: SCOPES },
+        schema: {
+          summary: 'Rotate the signing secret',
+          description:
+            'The previous secret keeps signing beside the new one for 24 hours (both signatures are sent), so receivers can switch without losing a delivery.',
+          tags,
+          params: idParams,
+          response: {
+            200: z.object({
+              data: withSecret.extend({
+                previousSecretExpiresAt: z.string().describe('Until when the previous secret also signs.'),
+              }),
+            }),
+            ...writeErrors,
+          },
+        },
+      },
+      async (request) => ({
+        data: await webhooks.rotateSecret(request.partner!, request.params.id, auditContext(request)),
+      }),
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        config: { scope: SCOPES },
+        schema: {
+          summary: 'Send a signed ping now',
+          description:
+            'POSTs `{"type": "ping", "data": [], "cursor": …}`, signed, to the endpoint and answers with the attempt (also in the delivery log). The endpoint\'s deliveries are not affected.',
+          tags,
+          params: idParams,
+          response: { 200: z.object({ data: deliverySchema }), ...writeErrors },
+        },
+      },
+      async (request) => ({ data: await webhooks.test(request.partner!, request.params.id) }),
+    );
+
+    app.post(
+      '/webhooks/:id/resume',
+      {
+        config: { scope: SCOPES, documentedBody: resumeBody.unwrap() },
+        schema: {
+          summary: 'Start a disabled endpoint again, or replay from a cursor',
+          description:
+            'Without a body: from where it stopped (the delivery that was failing is sent first). With `{"cursor": …}` from an earlier delivery: every change after it is delivered again.',
+          tags,
+          params: idParams,
+          response: { 200: z.object({ data: endpointSchema }), ...writeErrors },
+        },
+      },
+      async (request) => {
+        const body = parseBody(resumeBody, request.body);
+        return {
+          data: await webhooks.resume(
+            request.partner!,
+            request.params.id,
+            body?.cursor,
+            auditContext(request),
+          ),
+        };
+      },
+    );
+
+    app.get(
+      '/webhooks/:id/deliveries',
+      {
+        config: { scope: SCOPES },
+        schema: {
+          summary: "An endpoint's delivery log, newest first",
+          description: 'One entry per attempt, kept 30 days.',
+          tags,
+          params: idParams,
+          querystring: deliveryQuery,
+          response: {
+            200: z.object({
+              data: z.array(deliverySchema),
+              pagination: z.object({
+                pageSize: z.number().int(),
+                hasMore: z.boolean(),
+                nextCursor: z.string().optional().describe('Send back as cursor for the next (older) page.'),
+              }),
+            }),
+            ...partnerErrors,
+          },
+        },
+      },
+      async (request) =>
+        webhooks.deliveries(request.partner!, request.params.id, {
+          pageSize: request.query.pageSize ?? DEFAULT_DELIVERY_PAGE,
+          cursor: request.query.cursor,
+        }),
+    );
+  };
+}
+
+export const deliveryQuery = z.object({
+  pageSize: positiveIntParam
+    .optional()
+    .describe(`Attempts per page (default ${DEFAULT_DELIVERY_PAGE}; above ${MAX_DELIVERY_PAGE} is clamped).`),
+  cursor: z.string().max(1000).optional().describe('pagination.nextCursor of the previous page.'),
+});

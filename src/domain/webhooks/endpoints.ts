@@ -1,0 +1,384 @@
+import { randomUUID } from 'node:crypto';
+import type { PostWebhook } from '../../outbound/webhook-post.js';
+import type { AuditContext, AuditStore } from '../../store/audit.js';
+import type { Db, Queryable } from '../../store/db.js';
+import type { DealerStore } from '../../store/dealers.js';
+import type { SyncHorizonStore } from '../../store/sync-horizon.js';
+import {
+  type AttemptRecord,
+  type EndpointPatch,
+  type EndpointRecord,
+  NIL_UUID,
+  type WebhookStore,
+} from '../../store/webhooks.js';
+import { type Access, assertInScope } from '../access.js';
+import type { CursorCodec, Position } from '../cursor.js';
+import { problem } from '../errors.js';
+import { deliveryBody, endpointFingerprint } from './payload.js';
+import { generateWebhookSecret, webhookHeaders } from './signing.js';
+import { checkTarget } from './target.js';
+
+/** Endpoints one partner may have: each is a walk the service keeps for it. */
+export const MAX_ENDPOINTS_PER_PARTNER = 20;
+/** How long a rotated-away secret keeps signing beside the new one. */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_DELIVERY_PAGE = 50;
+export const MAX_DELIVERY_PAGE = 200;
+
+export interface EndpointFilter {
+  status: string[] | null;
+  dealerProfileIds: string[] | null;
+}
+
+export interface EndpointInput {
+  url: string;
+  description?: string | null | undefined;
+  filter?: Partial<EndpointFilter> | null | undefined;
+}
+
+export interface EndpointView {
+  id: string;
+  partnerId: string;
+  url: string;
+  description: string | null;
+  filter: EndpointFilter;
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  /** Since when deliveries fail without a success in between (null: they do not). */
+  failingSince: string | null;
+  /** The delivery sent and not yet acknowledged with a 2xx, if any. */
+  pendingDelivery: { webhookId: string; attempt: number; nextAttemptAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  webhookId: string;
+  type: 'listings.changed' | 'ping';
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  listingCount: number;
+  responseCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export function endpointView(record: EndpointRecord): EndpointView {
+  return {
+    id: record.id,
+    partnerId: record.partnerId,
+    url: record.url,
+    description: record.description,
+    filter: { status: record.filterStatuses, dealerProfileIds: record.filterProfileIds },
+    enabled: record.enabled,
+    disabledReason: record.disabledReason,
+    disabledAt: record.disabledAt,
+    failingSince: record.failingSince,
+    pendingDelivery: record.pending
+      ? {
+          webhookId: `msg_${record.pending.deliveryId}`,
+          attempt: record.pending.attempt,
+          nextAttemptAt: record.nextAttemptAt,
+        }
+      : null,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+export const deliveryView = (attempt: AttemptRecord): DeliveryView => ({
+  id: attempt.id,
+  webhookId: `msg_${attempt.deliveryId}`,
+  type: attempt.type,
+  attempt: attempt.attempt,
+  status: attempt.status,
+  listingCount: attempt.listingCount,
+  responseCode: attempt.responseCode,
+  responseBody: attempt.responseBody,
+  error: attempt.error,
+  durationMs: attempt.durationMs,
+  nextAttemptAt: attempt.nextAttemptAt,
+  createdAt: attempt.createdAt,
+});
+
+export interface WebhookAdminDeps {
+  db: Db;
+  store: WebhookStore;
+  dealers: Pick<DealerStore, 'existing'>;
+  audit: Pick<AuditStore, 'recordBy' | 'record'>;
+  syncHorizon: Pick<SyncHorizonStore, 'current'>;
+  cursors: CursorCodec;
+  post: PostWebhook;
+  allowPrivate: boolean;
+}
+
+interface Caller {
+  id: string;
+  access: Access;
+}
+
+/** Managing webhook endpoints: a partner its own (partner API), an operator any (admin API). */
+export function webhookAdmin(deps: WebhookAdminDeps) {
+  const notFound = (id: string) => problem('NOT_FOUND', `Webhook endpoint ${id} not found.`);
+
+  /** The caller's endpoint; another partner's is answered like an unknown one. */
+  async function own(partner: Caller, id: string): Promise<EndpointRecord> {
+    const record = await deps.store.get(id);
+    if (!record || record.partnerId !== partner.id) throw notFound(id);
+    return record;
+  }
+
+  async function checkFilter(partner: Caller, filter: Partial<EndpointFilter> | null | undefined) {
+    const ids = filter?.dealerProfileIds ?? null;
+    if (ids) {
+      assertInScope(partner.access, ids);
+      const known = await deps.dealers.existing(ids);
+      // Unknown ids get the scope's answer: ids cannot be probed.
+      assertInScope({ scope: 'restricted', rootProfileIds: [], profileIds: [...known] }, ids);
+    }
+    return {
+      filterStatuses: filter?.status ? [...new Set(filter.status)] : null,
+      filterProfileIds: ids ? [...new Set(ids)] : null,
+    };
+  }
+
+  /** A change to one of the partner's endpoints and its audit entry, in one transaction. */
+  const audited = <T>(
+    partner: Caller,
+    id: string,
+    entry: { action: string; details?: Record<string, unknown> },
+    ctx: AuditContext,
+    change: (tx: Queryable) => Promise<T | undefined>,
+  ): Promise<T> =>
+    deps.db.transaction(async (tx) => {
+      const result = await change(tx);
+      if (result === undefined) throw notFound(id);
+      const details = { endpointId: id, ...entry.details };
+      await deps.audit.recordBy('partner', { action: entry.action, partnerId: partner.id, details }, ctx, tx);
+      return result;
+    });
+
+  return {
+    async create(partner: Caller, input: EndpointInput, ctx: AuditContext) {
+      const url = await checkTarget(input.url, deps.allowPrivate);
+      const filter = await checkFilter(partner, input.filter);
+      if ((await deps.store.countForPartner(partner.id)) >= MAX_ENDPOINTS_PER_PARTNER) {
+        throw problem(
+          'VALIDATION_FAILED',
+          `A partner may have at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one you no longer use.`,
+          [
+            {
+              path: '(root)',
+              message: `at most ${MAX_ENDPOINTS_PER_PARTNER} endpoints`,
+              code: 'too_many_endpoints',
+            },
+          ],
+        );
+      }
+      // It starts at the commit horizon: every change committed after this answer is delivered
+      // (and a few from just before it, which is harmless: deliveries are at least once).
+      const horizon = await deps.syncHorizon.current();
+      const start = { ts: horizon === '-infinity' ? new Date().toISOString() : horizon, id: NIL_UUID };
+      const secret = generateWebhookSecret();
+      const record = await deps.db.transaction(async (tx) => {
+        const created = await deps.store.create(
+          { partnerId: partner.id, url, description: input.description ?? null, ...filter, secret },
+          start,
+          tx,
+        );
+        await deps.audit.recordBy(
+          'partner',
+          { action: 'webhook.created', partnerId: partner.id, details: { endpointId: created.id, url } },
+          ctx,
+          tx,
+        );
+        return created;
+      });
+      return { ...endpointView(record), secret };
+    },
+
+    async list(partner: Caller) {
+      return (await deps.store.list(partner.id)).map(endpointView);
+    },
+
+    async get(partner: Caller, id: string) {
+      return endpointView(await own(partner, id));
+    },
+
+    async update(
+      partner: Caller,
+      id: string,
+      input: Partial<EndpointInput> & { enabled?: boolean | undefined },
+      ctx: AuditContext,
+    ) {
+      await own(partner, id);
+      const patch: EndpointPatch = { enabled: input.enabled };
+      if (input.url !== undefined) patch.url = await checkTarget(input.url, deps.allowPrivate);
+      if (input.description !== undefined) patch.description = input.description;
+      if (input.filter !== undefined) {
+        const filter = await checkFilter(partner, input.filter);
+        patch.filterStatuses = filter.filterStatuses;
+        patch.filterProfileIds = filter.filterProfileIds;
+      }
+      const changed = Object.keys(input);
+      const record = await audited(
+        partner,
+        id,
+        { action: 'webhook.updated', details: { changed } },
+        ctx,
+        (tx) => deps.store.update(id, patch, tx),
+      );
+      return endpointView(record);
+    },
+
+    async remove(partner: Caller, id: string, ctx: AuditContext) {
+      await own(partner, id);
+      await audited(partner, id, { action: 'webhook.deleted' }, ctx, async (tx) =>
+        (await deps.store.remove(id, tx)) ? true : undefined,
+      );
+    },
+
+    async rotateSecret(partner: Caller, id: string, ctx: AuditContext) {
+      await own(partner, id);
+      const secret = generateWebhookSecret();
+      const graceUntil = new Date(Date.now() + ROTATION_GRACE_MS);
+      const record = await audited(partner, id, { action: 'webhook.secret_rotated' }, ctx, (tx) =>
+        deps.store.rotate(id, secret, graceUntil, tx),
+      );
+      return { ...endpointView(record), secret, previousSecretExpiresAt: graceUntil.toISOString() };
+    },
+
+    /**
+     * Sends a signed `ping` now and answers with the attempt: a receiver's set-up is checked in
+     * one call. It does not touch the endpoint's walk, and works on a disabled endpoint too.
+     */
+    async test(partner: Caller, id: string) {
+      const record = await own(partner, id);
+      const deliveryId = randomUUID();
+      const body = deliveryBody(deps.cursors, record.id, 'ping', [], record.position);
+      const result = await deps.post(
+        record.url,
+        webhookHeaders([record.secret], `msg_${deliveryId}`, body),
+        body,
+      );
+      const ok =
+        result.error === null && result.status !== null && result.status >= 200 && result.status < 300;
+      const attempt = await deps.store.recordAttempt(record.id, {
+        deliveryId,
+        type: 'ping',
+        attempt: 1,
+        ok,
+        listingCount: 0,
+        responseCode: result.status,
+        responseBody: result.body,
+        error: ok ? null : (result.error ?? `the endpoint answered ${result.status}, not 2xx`),
+        durationMs: result.durationMs,
+        nextAttemptAt: null,
+      });
+      return deliveryView(attempt);
+    },
+
+    /**
+     * Starts a disabled endpoint again from where it stopped (the delivery that was failing is
+     * sent first), or, with a `cursor` from an earlier delivery, replays every change after it.
+     */
+    async resume(partner: Caller, id: string, cursor: string | undefined, ctx: AuditContext) {
+      await own(partner, id);
+      const position = cursor === undefined ? null : decodeCursor(deps.cursors, cursor, id);
+      const entry = { action: 'webhook.resumed', details: { replay: position !== null } };
+      const record = await audited(partner, id, entry, ctx, (tx) => deps.store.resume(id, position, tx));
+      return endpointView(record);
+    },
+
+    async deliveries(partner: Caller, id: string, page: { pageSize: number; cursor: string | undefined }) {
+      await own(partner, id);
+      return deliveryPage(deps, id, page);
+    },
+
+    /** Operator: every endpoint, or one partner's. */
+    async listAll(partnerId: string | null) {
+      return (await deps.store.list(partnerId)).map(endpointView);
+    },
+
+    async getAny(id: string) {
+      const record = await deps.store.get(id);
+      if (!record) throw notFound(id);
+      return endpointView(record);
+    },
+
+    async deliveriesOfAny(id: string, page: { pageSize: number; cursor: string | undefined }) {
+      if (!(await deps.store.get(id))) throw notFound(id);
+      return deliveryPage(deps, id, page);
+    },
+
+    /** Operator: stops an endpoint's deliveries; the partner sees why and may resume it. */
+    async disable(id: string, reason: string | undefined, ctx: AuditContext) {
+      const why = reason ? `disabled by the operator: ${reason}` : 'disabled by the operator';
+      const record = await deps.db.transaction(async (tx) => {
+        const disabled = await deps.store.disable(id, why, tx);
+        if (!disabled) throw notFound(id);
+        await deps.audit.record(
+          {
+            action: 'webhook.disabled',
+            partnerId: disabled.partnerId,
+            details: { endpointId: id, reason: why },
+          },
+          ctx,
+          tx,
+        );
+        return disabled;
+      });
+      return endpointView(record);
+    },
+  };
+}
+
+export type WebhookAdmin = ReturnType<typeof webhookAdmin>;
+
+const DELIVERY_CURSOR = (endpointId: string) => `deliveries:${endpointFingerprint(endpointId)}`;
+
+async function deliveryPage(
+  deps: Pick<WebhookAdminDeps, 'store' | 'cursors'>,
+  endpointId: string,
+  page: { pageSize: number; cursor: string | undefined },
+) {
+  const pageSize = Math.min(page.pageSize, MAX_DELIVERY_PAGE);
+  const before =
+    page.cursor === undefined ? null : deps.cursors.decode(page.cursor, DELIVERY_CURSOR(endpointId));
+  const rows = await deps.store.attempts(endpointId, pageSize + 1, before);
+  const shown = rows.slice(0, pageSize);
+  const hasMore = rows.length > pageSize;
+  return {
+    data: shown.map(deliveryView),
+    pagination: {
+      pageSize,
+      hasMore,
+      ...(hasMore
+        ? { nextCursor: deps.cursors.encode(shown[shown.length - 1]!.position, DELIVERY_CURSOR(endpointId)) }
+        : {}),
+    },
+  };
+}
+
+/** A delivery's cursor, sent back to replay from it: refused at `cursor` unless this endpoint issued it. */
+function decodeCursor(cursors: CursorCodec, cursor: string, endpointId: string): Position {
+  let position: Position | null = null;
+  try {
+    position = cursors.decode(cursor, endpointFingerprint(endpointId));
+  } catch {
+    // Decoding failed: malformed, altered, or another endpoint's (its fingerprint differs).
+  }
+  if (!position) {
+    const message =
+      "is not the cursor of a delivery of this endpoint; pass a delivery's cursor exactly as received";
+    throw problem('VALIDATION_FAILED', `cursor: ${message}`, [
+      { path: 'cursor', message, code: 'invalid_cursor' },
+    ]);
+  }
+  return position;
+}

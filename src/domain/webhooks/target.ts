@@ -1,0 +1,53 @@
+import { addressKind, hostOf, isPublicAddress, resolveHost } from '../../outbound/addresses.js';
+import { problem } from '../errors.js';
+
+export const MAX_URL_LENGTH = 2048;
+
+const refuse = (message: string, code: string) =>
+  problem('VALIDATION_FAILED', `url: ${message}`, [{ path: 'url', message, code }]);
+
+/**
+ * Checks an endpoint URL when it is saved: https, no credentials or fragment, and a host whose
+ * every address is public (docs/webhooks.md). The same address rule is applied again at every
+ * connection (outbound/webhook-post.ts), so a name that changes its answer later gains nothing.
+ * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE) admits http and private addresses: tests and local
+ * development only. Returns the URL as it will be called.
+ */
+export async function checkTarget(raw: string, allowPrivate: boolean): Promise<string> {
+  if (raw.length > MAX_URL_LENGTH) throw refuse(`is longer than ${MAX_URL_LENGTH} characters`, 'too_long');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse('is not an absolute URL (https://host/path)', 'invalid_url');
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    throw refuse(`must use https (got ${url.protocol.replace(/:$/, '')})`, 'https_required');
+  }
+  if (url.username || url.password) {
+    throw refuse(
+      'must not carry credentials: deliveries are signed, verify the webhook-signature header instead',
+      'credentials_in_url',
+    );
+  }
+  if (url.hash) throw refuse('must not have a #fragment (it is never sent to the server)', 'fragment');
+  const host = hostOf(url);
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(host);
+  } catch (error) {
+    throw refuse(`the host ${host} does not resolve (${(error as Error).message})`, 'unresolvable_host');
+  }
+  if (addresses.length === 0) throw refuse(`the host ${host} has no address`, 'unresolvable_host');
+  if (!allowPrivate) {
+    const refused = addresses.find((address) => !isPublicAddress(address));
+    if (refused) {
+      const where = refused === host ? `${host} is` : `${host} resolves to ${refused},`;
+      throw refuse(
+        `${where} ${addressKind(refused)}; webhooks are delivered to public addresses only`,
+        'forbidden_address',
+      );
+    }
+  }
+  return url.toString();
+}
