@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { listingView } from './api/external/v1/listing-view.js';
+import { listingSchema } from './api/schemas/resources.js';
 import type { Config } from './config.js';
 import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
@@ -106,7 +107,8 @@ export function compose(
         dealers,
         audit,
         cursors,
-        present: view,
+        // Through the response schema, as GET /listings sends them: the same shape to the field.
+        present: (listing) => listingSchema.parse(view(listing)),
         post,
         logger,
         options: {

@@ -248,6 +248,15 @@ function operationId(method: string, path: string): string {
     'GET /locations/:id': 'getLocation',
     'GET /locations/:id/listings': 'listLocationListings',
     'GET /reference/enums': 'getEnums',
+    'POST /webhooks': 'createWebhookEndpoint',
+    'GET /webhooks': 'listWebhookEndpoints',
+    'GET /webhooks/:id': 'getWebhookEndpoint',
+    'PATCH /webhooks/:id': 'updateWebhookEndpoint',
+    'DELETE /webhooks/:id': 'deleteWebhookEndpoint',
+    'POST /webhooks/:id/rotate-secret': 'rotateWebhookSecret',
+    'POST /webhooks/:id/test': 'testWebhookEndpoint',
+    'POST /webhooks/:id/resume': 'resumeWebhookEndpoint',
+    'GET /webhooks/:id/deliveries': 'listWebhookDeliveries',
   };
   const id = known[`${method} ${path}`];
   if (!id) throw new Error(`No operationId for ${method} ${path}: add it to src/api/openapi/document.ts`);

@@ -1,0 +1,364 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import {
+  bootApp,
+  createPartner,
+  createTree,
+  EXT,
+  listingBody,
+  type TestApp,
+  type Tree,
+  unique,
+} from './helpers/app.js';
+import { allListings, bulkUpsert, putListing, setStatusOk } from './helpers/listings-api.js';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+
+const SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'];
+
+/** Polls until `done` holds, or fails with what `state` says after `ms`. */
+async function eventually(done: () => boolean | Promise<boolean>, state: () => string, ms = 20_000) {
+  const until = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > until) assert.fail(`not reached within ${ms} ms: ${state()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('webhooks: managing endpoints', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let partner: { id: string; secret: string };
+  let receiver: Receiver;
+
+  before(async () => {
+    // The SSRF checks are on here: endpoints pointing at this machine are refused.
+    app = await bootApp();
+    tree = await createTree(app);
+    partner = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await app.close();
+  });
+
+  test('private, loopback, link-local and metadata targets are refused with 422 at url', async () => {
+    const targets: [string, RegExp][] = [
+      ['https://10.1.2.3/hook', /10\.1\.2\.3 is a private network address/],
+      ['https://127.0.0.1:9/hook', /127\.0\.0\.1 is a loopback address/],
+      ['https://169.254.169.254/latest/meta-data', /link-local address \(this range holds cloud metadata/],
+      ['https://localhost/hook', /localhost resolves to (127\.0\.0\.1|::1), a loopback address/],
+      ['https://[::1]/hook', /::1 is a loopback address/],
+      ['https://[::ffff:192.168.1.1]/hook', /private network address/],
+      ['https://100.100.100.200/hook', /carrier-grade NAT/],
+      ['http://203.0.114.7/hook', /must use https \(got http\)/],
+      ['https://user:pw@203.0.114.7/hook', /must not carry credentials/],
+      ['not a url', /not an absolute URL/],
+    ];
+    for (const [url, message] of targets) {
+      const reply = await app.call('POST', `${EXT}/webhooks`, { secret: partner.secret, body: { url } });
+      assert.equal(reply.status, 422, `${url}: ${reply.text}`);
+      assert.equal(reply.body.error.code, 'VALIDATION_FAILED');
+      const [issue] = reply.body.error.issues;
+      assert.equal(issue.path, 'url', url);
+      assert.match(issue.message, message, url);
+      assert.match(reply.body.error.message, /^url: /);
+    }
+  });
+
+  test('the scope manage:webhooks is needed, with read:listings', async () => {
+    const reader = await createPartner(app, { roots: [tree.ids.A!] });
+    const reply = await app.call('GET', `${EXT}/webhooks`, { secret: reader.secret });
+    assert.equal(reply.status, 403);
+    assert.equal(reply.body.error.code, 'INSUFFICIENT_SCOPE');
+    assert.match(reply.body.error.message, /"manage:webhooks" and "read:listings"/);
+  });
+
+  test('a filter naming a profile outside the scope is refused; unknown fields are named', async () => {
+    const app2 = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    try {
+      const t = await createTree(app2);
+      const p = await createPartner(app2, { roots: [t.ids.A!], scopes: SCOPES });
+      const outside = await app2.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url, filter: { dealerProfileIds: [t.ids.B] } },
+      });
+      assert.equal(outside.status, 403, outside.text);
+      assert.equal(outside.body.error.code, 'PROFILE_FORBIDDEN');
+      const typo = await app2.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url, filter: { stauts: ['active'] }, descripton: 'x' },
+      });
+      assert.equal(typo.status, 422, typo.text);
+      const paths = typo.body.error.issues.map(
+        (i: { path: string; message: string }) => `${i.path}: ${i.message}`,
+      );
+      assert.ok(
+        paths.some((p: string) => /^descripton: .*did you mean `description`/.test(p)),
+        paths.join('\n'),
+      );
+      assert.ok(
+        paths.some((p: string) => /^filter\.stauts: .*did you mean `status`/.test(p)),
+        paths.join('\n'),
+      );
+      const badStatus = await app2.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url, filter: { status: ['gone'] } },
+      });
+      assert.equal(badStatus.status, 422);
+      assert.equal(badStatus.body.error.issues[0].path, 'filter.status.0');
+    } finally {
+      await app2.close();
+    }
+  });
+});
+
+describe('webhooks: deliveries', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let writer: { id: string; secret: string };
+  let receiver: Receiver;
+
+  before(async () => {
+    app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '1000' });
+    tree = await createTree(app);
+    writer = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await app.close();
+  });
+
+  const create = async (body: Record<string, unknown>, secret = writer.secret) => {
+    const reply = await app.call('POST', `${EXT}/webhooks`, { secret, body });
+    assert.equal(reply.status, 201, reply.text);
+    return reply.body.data as { id: string; secret: string } & Record<string, unknown>;
+  };
+
+  test('create shows the secret once; list, get and patch never do; another partner gets 404', async () => {
+    const created = await create({ url: receiver.url, description: 'stock sync' });
+    assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.deepEqual(created.filter, { status: null, dealerProfileIds: null });
+    assert.equal(created.enabled, true);
+    const got = await app.call('GET', `${EXT}/webhooks/${created.id}`, { secret: writer.secret });
+    assert.equal(got.status, 200);
+    assert.equal(got.body.data.secret, undefined);
+    assert.equal(got.body.data.description, 'stock sync');
+    const list = await app.call('GET', `${EXT}/webhooks`, { secret: writer.secret });
+    assert.ok(list.body.data.some((e: { id: string }) => e.id === created.id));
+    assert.ok(list.body.data.every((e: Record<string, unknown>) => !('secret' in e)));
+    const patched = await app.call('PATCH', `${EXT}/webhooks/${created.id}`, {
+      secret: writer.secret,
+      body: { description: null, filter: { status: ['active'] } },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(patched.body.data.filter, { status: ['active'], dealerProfileIds: null });
+    assert.equal(patched.body.data.description, null);
+    const other = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/rotate-secret'],
+      ['POST', '/test'],
+      ['GET', '/deliveries'],
+    ] as const) {
+      const reply = await app.call(method, `${EXT}/webhooks/${created.id}${path}`, {
+        secret: other.secret,
+        ...(method === 'PATCH' ? { body: { enabled: false } } : {}),
+      });
+      assert.equal(reply.status, 404, `${method} ${path}: ${reply.text}`);
+      assert.equal(reply.body.error.code, 'NOT_FOUND');
+    }
+    const removed = await app.call('DELETE', `${EXT}/webhooks/${created.id}`, { secret: writer.secret });
+    assert.equal(removed.status, 204);
+    const gone = await app.call('GET', `${EXT}/webhooks/${created.id}`, { secret: writer.secret });
+    assert.equal(gone.status, 404);
+  });
+
+  test('changes arrive signed, in order, within the scope and filter; the log shows each attempt', async () => {
+    const sink = await startReceiver();
+    const sink2 = await startReceiver();
+    try {
+      const all = await create({ url: sink.url });
+      const onlyA2Sold = await create({
+        url: sink2.url,
+        filter: { status: ['sold'], dealerProfileIds: [tree.ids.A2] },
+      });
+      sink.secrets.push(all.secret);
+      sink2.secrets.push(onlyA2Sold.secret);
+      const refs = Array.from({ length: 130 }, () => unique('wh'));
+      await bulkUpsert(
+        app,
+        writer.secret,
+        refs.slice(0, 100).map((ref, i) => ({
+          ...listingBody(),
+          externalReference: ref,
+          dealerProfileId: i % 2 ? tree.ids.A1 : tree.ids.A2,
+        })),
+      );
+      for (const ref of refs.slice(100)) {
+        await putListing(app, writer.secret, ref, listingBody({ dealerProfileId: tree.ids.A2 }));
+      }
+      await setStatusOk(app, writer.secret, refs[0]!, 'sold'); // at A2
+      await setStatusOk(app, writer.secret, refs[1]!, 'sold'); // at A1: not for the filtered endpoint
+      const expected = await allListings(app, writer.secret);
+      await eventually(
+        () => expected.every((l) => sink.listings.get(l.id)?.updatedAt === l.updatedAt),
+        () =>
+          `${sink.listings.size} of ${expected.length} delivered; ${JSON.stringify(sink.requests.slice(-3))}`,
+      );
+      for (const listing of expected) assert.deepEqual(sink.listings.get(listing.id), listing);
+      assert.deepEqual(sink.problems, []);
+      assert.ok(sink.requests.every((r) => r.count <= 100));
+      await eventually(
+        () => sink2.listings.size === 1,
+        () => `${sink2.listings.size} delivered`,
+      );
+      const [only] = [...sink2.listings.values()];
+      assert.equal(only!.externalReference, refs[0]);
+      assert.equal(only!.status, 'sold');
+
+      const log = await app.call('GET', `${EXT}/webhooks/${all.id}/deliveries?pageSize=1`, {
+        secret: writer.secret,
+      });
+      assert.equal(log.status, 200, log.text);
+      assert.equal(log.body.data.length, 1);
+      assert.equal(log.body.data[0].status, 'succeeded');
+      assert.equal(log.body.data[0].responseCode, 200);
+      assert.equal(log.body.pagination.hasMore, true);
+      const older = await app.call(
+        'GET',
+        `${EXT}/webhooks/${all.id}/deliveries?pageSize=200&cursor=${encodeURIComponent(log.body.pagination.nextCursor)}`,
+        { secret: writer.secret },
+      );
+      assert.equal(older.status, 200, older.text);
+      assert.equal(older.body.data.length + 1, sink.requests.length);
+      assert.ok(
+        older.body.data.every((d: { createdAt: string }) => d.createdAt <= log.body.data[0].createdAt),
+      );
+    } finally {
+      await sink.close();
+      await sink2.close();
+    }
+  });
+
+  test('ping, rotation with both signatures, 410 disables at once, resume sends the failed delivery first', async () => {
+    const sink = await startReceiver();
+    try {
+      const endpoint = await create({ url: sink.url });
+      sink.secrets.push(endpoint.secret);
+      const ping = await app.call('POST', `${EXT}/webhooks/${endpoint.id}/test`, { secret: writer.secret });
+      assert.equal(ping.status, 200, ping.text);
+      assert.equal(ping.body.data.type, 'ping');
+      assert.equal(ping.body.data.status, 'succeeded');
+      assert.equal(sink.requests.at(-1)!.type, 'ping');
+
+      const rotated = await app.call('POST', `${EXT}/webhooks/${endpoint.id}/rotate-secret`, {
+        secret: writer.secret,
+      });
+      assert.equal(rotated.status, 200, rotated.text);
+      assert.notEqual(rotated.body.data.secret, endpoint.secret);
+      // A receiver that knows only the old secret, and one that knows only the new: both verify.
+      const ref = unique('rot');
+      sink.secrets.splice(0, 1, rotated.body.data.secret);
+      sink.script.push(410);
+      await putListing(app, writer.secret, ref, listingBody({ dealerProfileId: tree.ids.A1 }));
+      await eventually(
+        async () => {
+          const got = await app.call('GET', `${EXT}/webhooks/${endpoint.id}`, { secret: writer.secret });
+          return got.body.data.enabled === false;
+        },
+        () => JSON.stringify(sink.requests),
+      );
+      const disabled = await app.call('GET', `${EXT}/webhooks/${endpoint.id}`, { secret: writer.secret });
+      assert.match(disabled.body.data.disabledReason, /410 Gone/);
+      assert.equal(disabled.body.data.pendingDelivery.attempt, 1);
+      assert.equal(sink.listings.size, 0);
+      assert.deepEqual(sink.problems, []);
+      const audit = await app.admin('GET', `/audit-log?partnerId=${writer.id}&action=webhook.`);
+      assert.ok(
+        audit.some(
+          (e: { action: string; actor: string }) => e.action === 'webhook.disabled' && e.actor === 'service',
+        ),
+        JSON.stringify(audit),
+      );
+
+      const resumed = await app.call('POST', `${EXT}/webhooks/${endpoint.id}/resume`, {
+        secret: writer.secret,
+      });
+      assert.equal(resumed.status, 200, resumed.text);
+      assert.equal(resumed.body.data.enabled, true);
+      await eventually(
+        () => sink.listings.size === 1,
+        () => JSON.stringify(sink.requests),
+      );
+      const [first, again] = sink.requests.filter((r) => r.type === 'listings.changed');
+      assert.equal(first!.id, again!.id, 'the retried delivery keeps its webhook-id');
+      assert.equal(first!.answered, 410);
+      // Signed with both secrets during the grace period: one that knows only the old one verifies too.
+      assert.equal(first!.raw.headers['webhook-signature']!.split(' ').length, 2);
+      assert.doesNotThrow(() => new Webhook(endpoint.secret).verify(again!.raw.body, again!.raw.headers));
+    } finally {
+      await sink.close();
+    }
+  });
+
+  test('a replay from a delivered cursor sends the changes after it again', async () => {
+    const sink = await startReceiver();
+    try {
+      const endpoint = await create({ url: sink.url });
+      sink.secrets.push(endpoint.secret);
+      const bad = await app.call('POST', `${EXT}/webhooks/${endpoint.id}/resume`, {
+        secret: writer.secret,
+        body: { cursor: 'nope' },
+      });
+      assert.equal(bad.status, 422, bad.text);
+      assert.equal(bad.body.error.issues[0].path, 'cursor');
+      const [first, second] = [unique('rp'), unique('rp')];
+      await putListing(app, writer.secret, first, listingBody({ dealerProfileId: tree.ids.A1 }));
+      await eventually(
+        () => sink.applied.length === 1,
+        () => JSON.stringify(sink.requests),
+      );
+      const cursor = sink.requests.find((r) => r.id === sink.applied[0])!.cursor;
+      await putListing(app, writer.secret, second, listingBody({ dealerProfileId: tree.ids.A1 }));
+      await eventually(
+        () => sink.applied.length === 2,
+        () => JSON.stringify(sink.requests),
+      );
+      // Another endpoint's cursor is refused: a cursor replays only the walk that issued it.
+      const other = await create({ url: sink.url });
+      const foreign = await app.call('POST', `${EXT}/webhooks/${other.id}/resume`, {
+        secret: writer.secret,
+        body: { cursor },
+      });
+      assert.equal(foreign.status, 422, foreign.text);
+      await app.call('DELETE', `${EXT}/webhooks/${other.id}`, { secret: writer.secret });
+      const replay = await app.call('POST', `${EXT}/webhooks/${endpoint.id}/resume`, {
+        secret: writer.secret,
+        body: { cursor },
+      });
+      assert.equal(replay.status, 200, replay.text);
+      await eventually(
+        () => sink.applied.length === 3,
+        () => JSON.stringify(sink.requests.map((r) => [r.id, r.count])),
+      );
+      const replayed = sink.requests.filter((r) => r.id === sink.applied[2]);
+      const body = JSON.parse(replayed[0]!.raw.body);
+      assert.deepEqual(
+        body.data.map((l: { externalReference: string }) => l.externalReference),
+        [second],
+        'only the change after the cursor comes again',
+      );
+      assert.deepEqual(
+        sink.problems.filter((p) => !p.includes('is before')),
+        [],
+      );
+    } finally {
+      await sink.close();
+    }
+  });
+});
