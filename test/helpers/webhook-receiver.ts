@@ -28,6 +28,11 @@ export interface Receiver {
   problems: string[];
   /** Secrets it accepts (any one verifying is enough); replace after a rotation. */
   secrets: string[];
+  /** Share of answers that are 500, and of answers that come late; change them at any time. */
+  failRate: number;
+  slowRate: number;
+  /** Requests being answered right now. */
+  inFlight: number;
   /** Answers to come, taken before the random ones: e.g. [410] or [500, 500]. */
   script: number[];
   close(): Promise<void>;
@@ -47,9 +52,14 @@ export async function startReceiver(
     applied: [],
     problems: [],
     secrets: [],
+    inFlight: 0,
+    failRate: options.failRate ?? 0,
+    slowRate: options.slowRate ?? 0,
     script: [],
   };
   const server: Server = createServer((req, res) => {
+    receiver.inFlight++;
+    res.on('close', () => receiver.inFlight--);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -69,7 +79,7 @@ export async function startReceiver(
       });
       const payload = JSON.parse(body) as { type: string; data: Record<string, any>[]; cursor: string };
       const id = headers['webhook-id'];
-      const answer = receiver.script.shift() ?? (random() < (options.failRate ?? 0) ? 500 : 200);
+      const answer = receiver.script.shift() ?? (random() < receiver.failRate ? 500 : 200);
       receiver.requests.push({
         id,
         type: payload.type,
@@ -100,7 +110,7 @@ export async function startReceiver(
           receiver.listings.set(listing.id, listing);
         }
       }
-      const slow = random() < (options.slowRate ?? 0);
+      const slow = random() < receiver.slowRate;
       setTimeout(() => res.writeHead(200).end('ok'), slow ? (options.slowMs ?? 1500) : 0);
     });
   });
