@@ -37,13 +37,22 @@ describe('the OpenAPI document', () => {
     );
     assert.deepEqual(operations.sort(), [
       'DELETE /listings/{listing}',
+      'DELETE /webhooks/{id}',
       'GET /listings',
       'GET /listings/{listing}',
       'GET /locations',
       'GET /locations/{id}/listings',
       'GET /reference/enums',
+      'GET /webhooks',
+      'GET /webhooks/{id}',
+      'GET /webhooks/{id}/deliveries',
+      'PATCH /webhooks/{id}',
       'POST /listings/bulk-upsert',
       'POST /listings/{externalReference}/status',
+      'POST /webhooks',
+      'POST /webhooks/{id}/resume',
+      'POST /webhooks/{id}/rotate-secret',
+      'POST /webhooks/{id}/test',
       'PUT /listings/{listing}',
     ]);
     assert.equal(JSON.stringify(committed).includes('/api/admin'), false);

@@ -2,6 +2,7 @@ import { apiBaseUrl, createApi } from './api.js';
 import { listingMethods } from './listings.js';
 import { locationMethods, referenceMethods } from './locations.js';
 import { createTransport } from './transport.js';
+import { webhookMethods } from './webhooks.js';
 import type { ClientOptions, ForecourtClient } from './types.js';
 
 /** A client for one API secret. Cheap to create; share one per secret (it paces the rate limit). */
@@ -12,5 +13,6 @@ export function createClient(options: ClientOptions): ForecourtClient {
     listings: listingMethods(api),
     locations: locationMethods(api),
     reference: referenceMethods(api),
+    webhooks: webhookMethods(api),
   };
 }

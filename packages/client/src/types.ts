@@ -11,6 +11,16 @@ type Ok<Op extends keyof operations> = operations[Op]['responses'] extends {
 }
   ? Body
   : never;
+type Body<Op extends keyof operations, Status extends number> = operations[Op]['responses'] extends {
+  [S in Status]: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+type Req<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
 
 // Resources.
@@ -46,6 +56,23 @@ export type StatusResult = Ok<'setListingStatus'>['data'];
 /** POST /listings/bulk-upsert, one request of at most 100 items, as the service answers it. */
 export type BulkResult = Ok<'bulkUpsertListings'>['data'];
 export type Enums = Ok<'getEnums'>['data'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** POST /webhooks: the endpoint with its signing secret, shown only then. */
+export type CreatedWebhookEndpoint = Body<'createWebhookEndpoint', 201>['data'];
+export type RotatedWebhookSecret = Ok<'rotateWebhookSecret'>['data'];
+export type WebhookDeliveryPage = Ok<'listWebhookDeliveries'>;
+export type WebhookInput = Req<'createWebhookEndpoint'>;
+export type WebhookChange = Req<'updateWebhookEndpoint'>;
+export type WebhookDeliveryQuery = Query<'listWebhookDeliveries'>;
+/** What a delivery's body holds (verifyWebhook returns it). */
+export interface WebhookPayload {
+  type: 'listings.changed' | 'ping';
+  /** The listings in their state at delivery, in (updatedAt, id) order; empty for a ping. */
+  data: Listing[];
+  /** The position after the last listing: POST /webhooks/{id}/resume {cursor} replays from it. */
+  cursor: string;
+}
 /** What an upsert did to a listing; `superseded`: a later item of the same request had its reference. */
 export type UpsertOutcome = WriteResult['outcome'];
 
@@ -227,5 +254,24 @@ export interface ForecourtClient {
   reference: {
     /** GET /reference/enums: allowed values and aliases of every enumerated field. */
     enums(options?: CallOptions): Promise<Enums>;
+  };
+  /** /webhooks (needs the scopes manage:webhooks and read:listings); see docs/webhooks.md. */
+  webhooks: {
+    /** POST /webhooks: the answer holds the signing secret, shown only now. */
+    create(endpoint: WebhookInput, options?: CallOptions): Promise<CreatedWebhookEndpoint>;
+    list(options?: CallOptions): Promise<WebhookEndpoint[]>;
+    get(id: string, options?: CallOptions): Promise<WebhookEndpoint>;
+    /** PATCH /webhooks/{id}: url, description, filter, enabled. */
+    update(id: string, change: WebhookChange, options?: CallOptions): Promise<WebhookEndpoint>;
+    /** DELETE /webhooks/{id}. */
+    remove(id: string, options?: CallOptions): Promise<void>;
+    /** A new secret; the previous one keeps signing beside it for 24 hours. */
+    rotateSecret(id: string, options?: CallOptions): Promise<RotatedWebhookSecret>;
+    /** A signed ping now; answers with the attempt. */
+    test(id: string, options?: CallOptions): Promise<WebhookDelivery>;
+    /** Starts a disabled endpoint from where it stopped, or (with a cursor) replays from there. */
+    resume(id: string, resume?: { cursor?: string }, options?: CallOptions): Promise<WebhookEndpoint>;
+    /** One page of the delivery log, newest first. */
+    deliveries(id: string, query?: WebhookDeliveryQuery, options?: CallOptions): Promise<WebhookDeliveryPage>;
   };
 }

@@ -12,6 +12,7 @@ import {
 import { MAX_URL_LENGTH } from '../../../domain/webhooks/target.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { parseBody } from '../../../http/validation.js';
+import { WEBHOOK_BODY_EXAMPLES } from '../../openapi/webhook-examples.js';
 import { positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { partnerErrors } from '../../schemas/responses.js';
 import { deliverySchema, endpointSchema } from '../../schemas/webhooks.js';
@@ -103,7 +104,11 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
     app.post(
       '/webhooks',
       {
-        config: { scope: SCOPES, documentedBody: createBody },
+        config: {
+          scope: SCOPES,
+          documentedBody: createBody,
+          bodyExamples: WEBHOOK_BODY_EXAMPLES.createWebhookEndpoint,
+        },
         schema: {
           summary: 'Register a webhook endpoint',
           description: `Deliveries start with the changes committed after this answer. At most ${MAX_ENDPOINTS_PER_PARTNER} endpoints per partner.`,
@@ -148,7 +153,11 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
     app.patch(
       '/webhooks/:id',
       {
-        config: { scope: SCOPES, documentedBody: patchBody },
+        config: {
+          scope: SCOPES,
+          documentedBody: patchBody,
+          bodyExamples: WEBHOOK_BODY_EXAMPLES.updateWebhookEndpoint,
+        },
         schema: {
           summary: 'Change a webhook endpoint (url, description, filter, enabled)',
           tags,
@@ -220,7 +229,11 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
     app.post(
       '/webhooks/:id/resume',
       {
-        config: { scope: SCOPES, documentedBody: resumeBody.unwrap() },
+        config: {
+          scope: SCOPES,
+          documentedBody: resumeBody.unwrap(),
+          bodyExamples: WEBHOOK_BODY_EXAMPLES.resumeWebhookEndpoint,
+        },
         schema: {
           summary: 'Start a disabled endpoint again, or replay from a cursor',
           description:

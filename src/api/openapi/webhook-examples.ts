@@ -1,0 +1,136 @@
+/**
+ * Examples of the webhook operations for the reference page (request bodies and answers), kept
+ * apart from examples.ts so that each file stays one subject. test/openapi.test.ts validates each
+ * against the schema it illustrates.
+ */
+
+type Example = { summary: string; value: unknown };
+
+const ENDPOINT_ID = '7c4e2a1b-9d3f-4e6a-8b5c-0f1e2d3c4b5a';
+const WEBHOOK_ID = 'msg_2f9c1e7a4b3d4c5e8f6a7b8c9d0e1f2a';
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+const endpoint = {
+  id: ENDPOINT_ID,
+  url: 'https://dms.acme.example/hooks/forecourt',
+  description: 'Stock mirror',
+  filter: { status: ['active', 'sold'], dealerProfileIds: null },
+  enabled: true,
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  pendingDelivery: null,
+  createdAt: '2026-11-20T09:12:44.201Z',
+  updatedAt: '2026-11-20T09:12:44.201Z',
+};
+
+const delivery = {
+  id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+  webhookId: WEBHOOK_ID,
+  type: 'listings.changed',
+  attempt: 1,
+  status: 'succeeded',
+  listingCount: 3,
+  responseCode: 200,
+  responseBody: 'ok',
+  error: null,
+  durationMs: 84,
+  nextAttemptAt: null,
+  createdAt: '2026-11-21T16:40:28.310Z',
+};
+
+export const WEBHOOK_BODY_EXAMPLES: Record<string, Record<string, Example>> = {
+  createWebhookEndpoint: {
+    everything: { summary: 'Every change in your scope', value: { url: endpoint.url } },
+    filtered: {
+      summary: 'Only active and sold listings, with a description',
+      value: { url: endpoint.url, description: 'Stock mirror', filter: { status: ['active', 'sold'] } },
+    },
+  },
+  updateWebhookEndpoint: {
+    pause: { summary: 'Pause deliveries', value: { enabled: false } },
+    move: { summary: 'A new address', value: { url: 'https://dms2.acme.example/hooks/forecourt' } },
+  },
+  resumeWebhookEndpoint: {
+    stopped: { summary: 'From where it stopped', value: {} },
+    replay: {
+      summary: 'Replay every change after an earlier delivery',
+      value: { cursor: 'eyJ2IjoxLCJwIjpbIjIwMjYtMTEtMjFUMTY6NDA6MjcuMDkwMDAwWiIsIjNmMGMyYThlIl19.Xq2b9W' },
+    },
+  },
+};
+
+export const WEBHOOK_RESPONSE_EXAMPLES: Record<string, Record<number, Record<string, Example>>> = {
+  createWebhookEndpoint: {
+    201: {
+      created: {
+        summary: 'Registered; the secret is shown only now',
+        value: { data: { ...endpoint, secret: SECRET } },
+      },
+    },
+  },
+  listWebhookEndpoints: { 200: { endpoints: { summary: 'Your endpoints', value: { data: [endpoint] } } } },
+  getWebhookEndpoint: { 200: { endpoint: { summary: 'One endpoint', value: { data: endpoint } } } },
+  updateWebhookEndpoint: {
+    200: {
+      paused: {
+        summary: 'Paused by you',
+        value: {
+          data: {
+            ...endpoint,
+            enabled: false,
+            disabledReason: 'paused by you',
+            disabledAt: '2026-11-22T08:00:00.000Z',
+            updatedAt: '2026-11-22T08:00:00.000Z',
+          },
+        },
+      },
+    },
+  },
+  rotateWebhookSecret: {
+    200: {
+      rotated: {
+        summary: 'A new secret; the previous one also signs for 24 hours',
+        value: {
+          data: {
+            ...endpoint,
+            secret: 'whsec_Zp3N7vQx2LmKc8RtYw5HjD4sAe6BfG1u',
+            previousSecretExpiresAt: '2026-11-23T10:00:00.000Z',
+          },
+        },
+      },
+    },
+  },
+  testWebhookEndpoint: {
+    200: {
+      ping: {
+        summary: 'The ping was answered 200',
+        value: { data: { ...delivery, type: 'ping', listingCount: 0, webhookId: 'msg_ping_4b3d4c5e8f6a' } },
+      },
+    },
+  },
+  resumeWebhookEndpoint: { 200: { resumed: { summary: 'Delivering again', value: { data: endpoint } } } },
+  listWebhookDeliveries: {
+    200: {
+      log: {
+        summary: 'A failed attempt, then its retry succeeded',
+        value: {
+          data: [
+            { ...delivery, id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', attempt: 2, durationMs: 91 },
+            {
+              ...delivery,
+              status: 'failed',
+              responseCode: 503,
+              responseBody: 'upstream unavailable',
+              error: 'answered 503',
+              durationMs: 12,
+              nextAttemptAt: '2026-11-21T16:40:30.402Z',
+              createdAt: '2026-11-21T16:40:28.310Z',
+            },
+          ],
+          pagination: { pageSize: 50, hasMore: false },
+        },
+      },
+    },
+  },
+};
