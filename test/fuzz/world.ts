@@ -35,7 +35,7 @@ export async function buildWorld(app: TestApp): Promise<World> {
   const tree = await createTree(app);
   const writer = await createPartner(app, {
     roots: [tree.ids.A!],
-    scopes: ALL_SCOPES,
+    scopes: [...ALL_SCOPES, 'manage:webhooks'],
     name: unique('fuzz-writer'),
   });
   const reader = await createPartner(app, { global: true, name: unique('fuzz-reader') });
