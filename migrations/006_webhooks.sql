@@ -14,6 +14,8 @@ CREATE TABLE webhook_endpoints (
   enabled boolean NOT NULL DEFAULT true,
   disabled_reason text,
   disabled_at timestamptz,
+  -- Disabled by the operator: only the operator enables it again (the partner's resume is refused).
+  held_by_operator boolean NOT NULL DEFAULT false,
   -- The signing secret must be kept as is: a receiver checks an HMAC made with it. On rotation the
   -- previous one keeps signing beside it until previous_secret_expires_at.
   secret text NOT NULL,

@@ -5,9 +5,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { Agent } from 'undici';
 import { type AdminGroup, runAdminCommand } from '../src/cli/admin-commands.js';
 import { parseConfig } from '../src/config.js';
 import { createLogger, type Running, start } from '../src/runtime.js';
+import { httpsCall } from './helpers/https-call.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
 
 // The CLI against the real service, over HTTPS, finding the admin token and the service's
 // self-signed certificate in the data directory as an operator's shell would.
@@ -22,6 +25,8 @@ before(async () => {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
+    // The webhook test's receiver listens on this machine.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   });
   running = await start(config, createLogger(config));
@@ -300,4 +305,83 @@ test('audit-log: shows operator actions newest first, filtered, as a table or JS
   const bad = await cli('audit-log', 'show', '--since', 'yesterday');
   assert.equal(bad.code, 1);
   assert.match(bad.err, /INVALID_QUERY/);
+});
+
+test('webhooks: list, show with the delivery log, disable with a reason (the partner cannot resume), enable', async () => {
+  const partner = await cliJson<{ id: string; secret: string }>(
+    'partners',
+    'create',
+    '--name',
+    `Webhook CLI ${sfx}`,
+    '--global',
+    '--scopes',
+    'read:listings,manage:webhooks',
+  );
+  const dispatcher = new Agent({
+    connect: { ca: readFileSync(path.join(dir, 'tls', 'localhost-cert.pem')) },
+  });
+  const receiver = await startReceiver();
+  const asPartner = (method: string, urlPath: string, body?: unknown) =>
+    httpsCall(running.url, dispatcher, method, `/api/external/v1${urlPath}`, {
+      headers: { authorization: `Bearer ${partner.secret}` },
+      ...(body === undefined ? {} : { body }),
+    });
+  try {
+    const created = await asPartner('POST', '/webhooks', { url: receiver.url, description: 'CLI test' });
+    assert.equal(created.status, 201, created.text);
+    const id: string = created.body.data.id;
+    receiver.secrets.push(created.body.data.secret);
+    assert.equal((await asPartner('POST', `/webhooks/${id}/test`)).status, 200);
+
+    const listed = await cli('webhooks', 'list', '--partner', partner.id);
+    assert.equal(listed.code, 0, listed.err);
+    assert.match(listed.out, /^ID +PARTNERID +URL +STATE +DISABLEDREASON$/m);
+    assert.match(listed.out, new RegExp(`${id} +${partner.id} +${receiver.url} +delivering`));
+
+    const disabled = await cli('webhooks', 'disable', id, '--reason', 'answers 200 without storing');
+    assert.equal(disabled.code, 0, disabled.err);
+    assert.match(disabled.out, /state: +disabled/);
+    assert.match(disabled.out, /disabledReason: +disabled by the operator: answers 200 without storing/);
+    for (const attempt of [
+      () => asPartner('POST', `/webhooks/${id}/resume`),
+      () => asPartner('PATCH', `/webhooks/${id}`, { enabled: true }),
+    ]) {
+      const refused = await attempt();
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.body.error.code, 'CONFLICT');
+      assert.match(refused.body.error.message, /only the operator can enable it again/);
+    }
+    const seen = await asPartner('GET', `/webhooks/${id}`);
+    assert.match(seen.body.data.disabledReason, /answers 200 without storing/);
+
+    const shown = await cli('webhooks', 'show', id);
+    assert.equal(shown.code, 0, shown.err);
+    assert.match(shown.out, /description: +CLI test/);
+    assert.match(shown.out, /^AT +WEBHOOKID +TYPE +ATTEMPT +STATUS +CODE +LISTINGS +TOOK +ERROR$/m);
+    assert.match(shown.out, /msg_\S+ +ping +1 +succeeded +200 +0/);
+
+    const enabled = await cliJson<{ enabled: boolean; disabledReason: string | null }>(
+      'webhooks',
+      'enable',
+      id,
+    );
+    assert.deepEqual([enabled.enabled, enabled.disabledReason], [true, null]);
+    const audit = await cliJson<{ action: string; actor: string }[]>(
+      'audit-log',
+      'show',
+      '--partner',
+      partner.id,
+    );
+    assert.deepEqual(
+      audit.slice(0, 3).map((e) => `${e.actor} ${e.action}`),
+      ['operator webhook.enabled', 'operator webhook.disabled', 'partner webhook.created'],
+    );
+
+    const missing = await cli('webhooks', 'show', '00000000-0000-4000-8000-000000000000');
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /NOT_FOUND/);
+  } finally {
+    await receiver.close();
+    await dispatcher.close();
+  }
 });

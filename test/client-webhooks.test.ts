@@ -77,11 +77,12 @@ test('verifyWebhook accepts a real delivery and says why it refuses a changed on
   const ref = unique('cv');
   await putListing(app, secret, ref, listingBody({ dealerProfileId: tree.ids.A1 }));
   const until = Date.now() + 20_000;
-  let delivery: Receiver['requests'][number] | undefined;
-  while (!(delivery = receiver.requests.find((r) => r.type === 'listings.changed'))) {
+  const delivered = () => receiver.requests.find((r) => r.type === 'listings.changed');
+  while (!delivered()) {
     assert.ok(Date.now() < until, 'no delivery within 20 s');
     await new Promise((r) => setTimeout(r, 100));
   }
+  const delivery = delivered()!;
   assert.deepEqual(receiver.problems, []);
   const { body, headers } = delivery.raw;
   const payload = verifyWebhook(body, headers, endpoint.secret);

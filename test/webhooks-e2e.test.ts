@@ -46,7 +46,13 @@ async function serve(dataDir?: string): Promise<ServeProcess> {
   return started;
 }
 
-const call = (p: ServeProcess, method: string, urlPath: string, secret?: string, body?: unknown): Promise<Reply> =>
+const call = (
+  p: ServeProcess,
+  method: string,
+  urlPath: string,
+  secret?: string,
+  body?: unknown,
+): Promise<Reply> =>
   httpsCall(p.url, p.dispatcher, method, urlPath, {
     headers: secret ? { authorization: `Bearer ${secret}` } : { authorization: `Bearer ${adminToken}` },
     ...(body !== undefined ? { body } : {}),
@@ -66,7 +72,13 @@ test(`webhooks end to end: flaky receivers, busy writers, a SIGKILL mid-delivery
   const code = `WH-${randomBytes(4).toString('hex')}`;
   const dealers = await ok(
     call(first, 'POST', '/api/admin/v1/dealers/import', undefined, {
-      dealers: [{ locationCode: code, displayName: 'Webhook Motors', children: [{ locationCode: `${code}-2`, displayName: 'Branch' }] }],
+      dealers: [
+        {
+          locationCode: code,
+          displayName: 'Webhook Motors',
+          children: [{ locationCode: `${code}-2`, displayName: 'Branch' }],
+        },
+      ],
     }),
   );
   const ids: string[] = dealers.dealers.map((d: { id: string }) => d.id);
@@ -104,13 +116,21 @@ test(`webhooks end to end: flaky receivers, busy writers, a SIGKILL mid-delivery
         year: 2020,
         price: 10_000 + round * 10 + k,
       }));
-      const reply = await call(writer, 'POST', `${EXT}/listings/bulk-upsert`, secret, items).catch(() => undefined);
+      const reply = await call(writer, 'POST', `${EXT}/listings/bulk-upsert`, secret, items).catch(
+        () => undefined,
+      );
       if (reply?.status === 200) writes++;
       else await new Promise((r) => setTimeout(r, 200)); // the writer's instance is restarting
       if (round % 3 === 0) {
-        await call(writer, 'POST', `${EXT}/listings/${references[round % references.length]}/status`, secret, {
-          status: round % 2 ? 'sold' : 'active',
-        }).catch(() => undefined);
+        await call(
+          writer,
+          'POST',
+          `${EXT}/listings/${references[round % references.length]}/status`,
+          secret,
+          {
+            status: round % 2 ? 'sold' : 'active',
+          },
+        ).catch(() => undefined);
       }
     }
   };
@@ -119,7 +139,8 @@ test(`webhooks end to end: flaky receivers, busy writers, a SIGKILL mid-delivery
   // Kill the first instance while one of its deliveries is in flight (or as late as 3 s in).
   await new Promise((r) => setTimeout(r, 1_500));
   const killBy = Date.now() + 3_000;
-  while (!receivers.some((r) => r.inFlight > 0) && Date.now() < killBy) await new Promise((r) => setTimeout(r, 5));
+  while (!receivers.some((r) => r.inFlight > 0) && Date.now() < killBy)
+    await new Promise((r) => setTimeout(r, 5));
   await first.kill();
   if (!postgres) {
     first = await serve(dataDir);
@@ -154,7 +175,10 @@ test(`webhooks end to end: flaky receivers, busy writers, a SIGKILL mid-delivery
   for (const r of receivers) {
     assert.deepEqual(r.problems, [], 'every signature verified and every delivery in order');
     for (const listing of expected) assert.deepEqual(r.listings.get(listing.id), listing);
-    assert.ok(r.requests.some((q) => q.answered === 500), 'the receiver did fail some calls');
+    assert.ok(
+      r.requests.some((q) => q.answered === 500),
+      'the receiver did fail some calls',
+    );
     // A retry carries its stretch in its state now: under busy writers many listings of a failed
     // delivery have moved on, so the same webhook-id need not come again (webhooks.test.ts checks
     // that it does when they have not).

@@ -5,14 +5,16 @@ import type { Context, Group, Options, Values } from './command.js';
 import { dealerCommands } from './dealer-commands.js';
 import { CliError, clean, type Io, processIo, UsageError } from './output.js';
 import { partnerCommands } from './partner-commands.js';
+import { webhookCommands } from './webhook-commands.js';
 
 const GROUPS: Record<AdminGroup, Group> = {
   dealers: dealerCommands,
   partners: partnerCommands,
   'audit-log': auditCommands,
+  webhooks: webhookCommands,
 };
 
-export type AdminGroup = 'dealers' | 'partners' | 'audit-log';
+export type AdminGroup = 'dealers' | 'partners' | 'audit-log' | 'webhooks';
 
 const COMMON: Options = {
   url: { type: 'string' },

@@ -6,6 +6,7 @@ Usage:
   forecourt migrate               apply pending database migrations and exit
   forecourt dealers <command>     manage dealer profiles through the admin API (see: forecourt dealers --help)
   forecourt partners <command>    manage partners and their secrets (see: forecourt partners --help)
+  forecourt webhooks <command>    see, inspect, disable and enable partners' webhook endpoints (see: forecourt webhooks --help)
   forecourt audit-log [options]   operator actions and failed authentications (see: forecourt audit-log --help)
   forecourt import <feed> ...     upload a CSV or JSON feed of listings as a partner (see: forecourt import --help)
 `;
@@ -36,7 +37,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runMigrate(await loadEnv());
       }
       case 'dealers':
-      case 'partners': {
+      case 'partners':
+      case 'webhooks': {
         const { runAdminCommand } = await import('./admin-commands.js');
         return await runAdminCommand(command, rest, await loadEnv());
       }

@@ -30,7 +30,7 @@ Commands:
                                   or after SECONDS (at most 30 days)
 
 Options:
-  --scopes S,...        of read:listings, read:locations, write:listings
+  --scopes S,...        of read:listings, read:locations, write:listings, manage:webhooks
                         (default on create: read:listings,read:locations)
   --global              the partner sees every dealer profile
   --roots ID,...        the partner sees these dealer profiles and all their descendants

@@ -129,9 +129,10 @@ export const PROBLEMS = {
   },
   CONFLICT: {
     status: 409,
-    when: 'The operator API only: a dealer location code already in use (codes are case-insensitive).',
-    action: 'Choose another code, or update the profile that has it.',
-    adminOnly: true,
+    when: 'Resuming (or enabling) a webhook endpoint the operator disabled: only the operator enables it again. In the operator API: a dealer location code already in use (codes are case-insensitive).',
+    action:
+      'Ask the operator why they disabled the endpoint (its disabledReason says); for a dealer code, choose another or update the profile that has it.',
+    writeOnly: true,
   },
   SERVER_ERROR: {
     status: 500,

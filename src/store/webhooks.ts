@@ -13,6 +13,8 @@ export interface EndpointRecord {
   enabled: boolean;
   disabledReason: string | null;
   disabledAt: string | null;
+  /** Disabled by the operator: only the operator enables it again. */
+  heldByOperator: boolean;
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: string | null;
@@ -78,7 +80,7 @@ export interface AttemptOutcome {
 const TS = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 const COLUMNS = `id, partner_id, url, description, filter_statuses, filter_profile_ids, enabled,
-  disabled_reason, disabled_at, secret, previous_secret, previous_secret_expires_at,
+  disabled_reason, disabled_at, held_by_operator, secret, previous_secret, previous_secret_expires_at,
   ${TS('position_ts')} AS position_ts, position_id, pending_delivery_id,
   ${TS('pending_through_ts')} AS pending_through_ts, pending_through_id, pending_attempt,
   failing_since, next_attempt_at, created_at, updated_at`;
@@ -96,6 +98,7 @@ function toRecord(row: Record<string, unknown>): EndpointRecord {
     enabled: row.enabled as boolean,
     disabledReason: row.disabled_reason as string | null,
     disabledAt: iso(row.disabled_at),
+    heldByOperator: row.held_by_operator as boolean,
     secret: row.secret as string,
     previousSecret: row.previous_secret as string | null,
     previousSecretExpiresAt: iso(row.previous_secret_expires_at),
@@ -209,7 +212,7 @@ export function webhookStore(db: Queryable) {
       if (patch.enabled === true) {
         // Enabled again: from where it stopped, at once, with a fresh retry period.
         sets.push(`enabled = true, disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
-          next_attempt_at = now()`);
+          held_by_operator = false, next_attempt_at = now()`);
       }
       const rows = await tx.query(
         'UpdateWebhookEndpoint',
@@ -220,13 +223,19 @@ export function webhookStore(db: Queryable) {
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
-    async disable(id: string, reason: string, tx: Queryable = db): Promise<EndpointRecord | undefined> {
+    /** Disables an endpoint; `hold`: by the operator, so only the operator enables it again. */
+    async disable(
+      id: string,
+      reason: string,
+      hold: boolean,
+      tx: Queryable = db,
+    ): Promise<EndpointRecord | undefined> {
       const rows = await tx.query(
         'DisableWebhookEndpoint',
         `UPDATE webhook_endpoints SET enabled = false, disabled_at = now(), disabled_reason = $2,
-           updated_at = now()
+           held_by_operator = $3, updated_at = now()
          WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, reason],
+        [id, reason, hold],
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
@@ -399,7 +408,7 @@ export function webhookStore(db: Queryable) {
       const rows = await tx.query(
         'ResumeWebhookEndpoint',
         `UPDATE webhook_endpoints SET enabled = true, disabled_at = NULL, disabled_reason = NULL,
-           failing_since = NULL, next_attempt_at = now(), updated_at = now(),
+           held_by_operator = false, failing_since = NULL, next_attempt_at = now(), updated_at = now(),
            position_ts = coalesce($2::timestamptz, position_ts), position_id = coalesce($3::uuid, position_id),
            pending_delivery_id = CASE WHEN $2::timestamptz IS NULL THEN pending_delivery_id END,
            pending_through_ts = CASE WHEN $2::timestamptz IS NULL THEN pending_through_ts END,

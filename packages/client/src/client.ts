@@ -2,8 +2,8 @@ import { apiBaseUrl, createApi } from './api.js';
 import { listingMethods } from './listings.js';
 import { locationMethods, referenceMethods } from './locations.js';
 import { createTransport } from './transport.js';
-import { webhookMethods } from './webhooks.js';
 import type { ClientOptions, ForecourtClient } from './types.js';
+import { webhookMethods } from './webhooks.js';
 
 /** A client for one API secret. Cheap to create; share one per secret (it paces the rate limit). */
 export function createClient(options: ClientOptions): ForecourtClient {

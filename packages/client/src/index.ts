@@ -9,6 +9,6 @@
  */
 export { createClient } from './client.js';
 export { ForecourtError } from './errors.js';
-export { type VerifyOptions, verifyWebhook, WebhookVerificationError } from './webhook-verify.js';
 export type { components, operations, paths } from './openapi.js';
 export type * from './types.js';
+export { type VerifyOptions, verifyWebhook, WebhookVerificationError } from './webhook-verify.js';

@@ -536,7 +536,7 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 requestId: string;
                 issues?: {
@@ -3555,6 +3555,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description `CONFLICT`: Resuming (or enabling) a webhook endpoint the operator disabled: only the operator enables it again. In the operator API: a dealer location code already in use (codes are case-insensitive). Ask the operator why they disabled the endpoint (its disabledReason says); for a dealer code, choose another or update the profile that has it. */
+            409: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
             415: {
                 headers: {
@@ -4270,6 +4287,23 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description The methods this path allows. */
                     Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `CONFLICT`: Resuming (or enabling) a webhook endpoint the operator disabled: only the operator enables it again. In the operator API: a dealer location code already in use (codes are case-insensitive). Ask the operator why they disabled the endpoint (its disabledReason says); for a dealer code, choose another or update the profile that has it. */
+            409: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

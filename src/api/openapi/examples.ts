@@ -372,8 +372,9 @@ const ERROR_BODIES: Record<
   SERVER_ERROR: { summary: 'Our fault', message: 'An unexpected error occurred.' },
   SERVICE_UNAVAILABLE: { summary: 'Retry shortly', message: 'The database is unavailable; retry shortly.' },
   CONFLICT: {
-    summary: 'The operator API only',
-    message: 'Location code "VDB-GENT" is already in use (codes are case-insensitive).',
+    summary: 'The operator disabled this webhook endpoint',
+    message:
+      'The operator disabled this endpoint (disabled by the operator: answers 200 to everything without storing); only the operator can enable it again: contact them.',
   },
 };
 

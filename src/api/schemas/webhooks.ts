@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DEFAULT_DELIVERY_PAGE, MAX_DELIVERY_PAGE } from '../../domain/webhooks/endpoints.js';
+import { positiveIntParam } from './query.js';
 
 /** A webhook endpoint as its owner (and the operator) sees it; never its secret. */
 export const endpointSchema = z
@@ -50,3 +52,20 @@ export const deliverySchema = z
     createdAt: z.string(),
   })
   .meta({ id: 'WebhookDelivery' });
+
+/** GET …/webhooks/{id}/deliveries, for the partner and the operator alike. */
+export const deliveryQuery = z.object({
+  pageSize: positiveIntParam
+    .optional()
+    .describe(`Attempts per page (default ${DEFAULT_DELIVERY_PAGE}; above ${MAX_DELIVERY_PAGE} is clamped).`),
+  cursor: z.string().max(1000).optional().describe('pagination.nextCursor of the previous page.'),
+});
+
+export const deliveryPageSchema = z.object({
+  data: z.array(deliverySchema),
+  pagination: z.object({
+    pageSize: z.number().int(),
+    hasMore: z.boolean(),
+    nextCursor: z.string().optional().describe('Send back as cursor for the next (older) page.'),
+  }),
+});

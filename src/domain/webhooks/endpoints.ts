@@ -133,6 +133,16 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
     return record;
   }
 
+  /** An endpoint the operator disabled stays disabled until the operator enables it. */
+  function assertNotHeld(record: EndpointRecord) {
+    if (record.heldByOperator) {
+      throw problem(
+        'CONFLICT',
+        `The operator disabled this endpoint (${record.disabledReason}); only the operator can enable it again: contact them.`,
+      );
+    }
+  }
+
   async function checkFilter(partner: Caller, filter: Partial<EndpointFilter> | null | undefined) {
     const ids = filter?.dealerProfileIds ?? null;
     if (ids) {
@@ -216,7 +226,8 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
       input: Partial<EndpointInput> & { enabled?: boolean | undefined },
       ctx: AuditContext,
     ) {
-      await own(partner, id);
+      const current = await own(partner, id);
+      if (input.enabled === true) assertNotHeld(current);
       const patch: EndpointPatch = { enabled: input.enabled };
       if (input.url !== undefined) patch.url = await checkTarget(input.url, deps.allowPrivate);
       if (input.description !== undefined) patch.description = input.description;
@@ -288,7 +299,7 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
      * sent first), or, with a `cursor` from an earlier delivery, replays every change after it.
      */
     async resume(partner: Caller, id: string, cursor: string | undefined, ctx: AuditContext) {
-      await own(partner, id);
+      assertNotHeld(await own(partner, id));
       const position = cursor === undefined ? null : decodeCursor(deps.cursors, cursor, id);
       const entry = { action: 'webhook.resumed', details: { replay: position !== null } };
       const record = await audited(partner, id, entry, ctx, (tx) => deps.store.resume(id, position, tx));
@@ -320,7 +331,7 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
     async disable(id: string, reason: string | undefined, ctx: AuditContext) {
       const why = reason ? `disabled by the operator: ${reason}` : 'disabled by the operator';
       const record = await deps.db.transaction(async (tx) => {
-        const disabled = await deps.store.disable(id, why, tx);
+        const disabled = await deps.store.disable(id, why, true, tx);
         if (!disabled) throw notFound(id);
         await deps.audit.record(
           {
@@ -332,6 +343,21 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
           tx,
         );
         return disabled;
+      });
+      return endpointView(record);
+    },
+
+    /** Operator: enables an endpoint again (one it disabled, or any other), from where it stopped. */
+    async enable(id: string, ctx: AuditContext) {
+      const record = await deps.db.transaction(async (tx) => {
+        const enabled = await deps.store.resume(id, null, tx);
+        if (!enabled) throw notFound(id);
+        await deps.audit.record(
+          { action: 'webhook.enabled', partnerId: enabled.partnerId, details: { endpointId: id } },
+          ctx,
+          tx,
+        );
+        return enabled;
       });
       return endpointView(record);
     },

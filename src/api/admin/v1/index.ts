@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DealerAdmin } from '../../../domain/dealers.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
+import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { adminAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
 import type { RateLimits } from '../../../http/rate-limit.js';
@@ -10,12 +11,14 @@ import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { metricsAdminRoutes } from './metrics.js';
 import { partnerAdminRoutes } from './partners.js';
+import { webhookAdminRoutes } from './webhooks.js';
 
 /** What the operator API uses. */
 export interface AdminApi {
   adminToken: string;
   dealers: DealerAdmin;
   partners: PartnerAdmin;
+  webhooks: WebhookAdmin;
   auditLog: Pick<AuditStore, 'list'>;
   rateLimits: RateLimits;
   metrics: Metrics;
@@ -30,5 +33,6 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
     await app.register(partnerAdminRoutes(api.partners));
     await app.register(metricsAdminRoutes(api.metrics.registry));
     await app.register(auditAdminRoutes(api.auditLog));
+    await app.register(webhookAdminRoutes(api.webhooks));
   };
 }

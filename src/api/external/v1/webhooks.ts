@@ -5,7 +5,6 @@ import { ENUMS } from '../../../domain/enums.js';
 import { isStorableText } from '../../../domain/listing-input.js';
 import {
   DEFAULT_DELIVERY_PAGE,
-  MAX_DELIVERY_PAGE,
   MAX_ENDPOINTS_PER_PARTNER,
   type WebhookAdmin,
 } from '../../../domain/webhooks/endpoints.js';
@@ -13,9 +12,9 @@ import { MAX_URL_LENGTH } from '../../../domain/webhooks/target.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { parseBody } from '../../../http/validation.js';
 import { WEBHOOK_BODY_EXAMPLES } from '../../openapi/webhook-examples.js';
-import { positiveIntParam, uuidParam } from '../../schemas/query.js';
+import { uuidParam } from '../../schemas/query.js';
 import { partnerErrors } from '../../schemas/responses.js';
-import { deliverySchema, endpointSchema } from '../../schemas/webhooks.js';
+import { deliveryPageSchema, deliveryQuery, deliverySchema, endpointSchema } from '../../schemas/webhooks.js';
 
 const SCOPES = ['manage:webhooks', 'read:listings'] as const;
 
@@ -94,6 +93,8 @@ const writeErrors = {
   415: partnerErrors[400],
   422: partnerErrors[400],
 };
+/** PATCH (enabled: true) and resume: 409 while the operator holds the endpoint disabled. */
+const enableErrors = { ...writeErrors, 409: partnerErrors[400] };
 
 /** Webhook endpoints of the calling partner: /webhooks (docs/webhooks.md). */
 export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
@@ -162,7 +163,7 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           summary: 'Change a webhook endpoint (url, description, filter, enabled)',
           tags,
           params: idParams,
-          response: { 200: z.object({ data: endpointSchema }), ...writeErrors },
+          response: { 200: z.object({ data: endpointSchema }), ...enableErrors },
         },
       },
       async (request) => {
@@ -240,7 +241,7 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
             'Without a body: from where it stopped (the delivery that was failing is sent first). With `{"cursor": …}` from an earlier delivery: every change after it is delivered again.',
           tags,
           params: idParams,
-          response: { 200: z.object({ data: endpointSchema }), ...writeErrors },
+          response: { 200: z.object({ data: endpointSchema }), ...enableErrors },
         },
       },
       async (request) => {
@@ -266,17 +267,7 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           tags,
           params: idParams,
           querystring: deliveryQuery,
-          response: {
-            200: z.object({
-              data: z.array(deliverySchema),
-              pagination: z.object({
-                pageSize: z.number().int(),
-                hasMore: z.boolean(),
-                nextCursor: z.string().optional().describe('Send back as cursor for the next (older) page.'),
-              }),
-            }),
-            ...partnerErrors,
-          },
+          response: { 200: deliveryPageSchema, ...partnerErrors },
         },
       },
       async (request) =>
@@ -287,10 +278,3 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
     );
   };
 }
-
-export const deliveryQuery = z.object({
-  pageSize: positiveIntParam
-    .optional()
-    .describe(`Attempts per page (default ${DEFAULT_DELIVERY_PAGE}; above ${MAX_DELIVERY_PAGE} is clamped).`),
-  cursor: z.string().max(1000).optional().describe('pagination.nextCursor of the previous page.'),
-});

@@ -1,0 +1,96 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DEFAULT_DELIVERY_PAGE, type WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
+import { auditContext } from '../../../http/audit-context.js';
+import { uuidParam } from '../../schemas/query.js';
+import { errorResponse } from '../../schemas/responses.js';
+import { deliveryPageSchema, deliveryQuery, endpointSchema } from '../../schemas/webhooks.js';
+import { adminName } from './admin-fields.js';
+
+/** Every partner's webhook endpoints, for the operator: see, inspect the log, disable, enable. */
+const operatorEndpoint = endpointSchema
+  .extend({ partnerId: z.string() })
+  .meta({ id: 'OperatorWebhookEndpoint' });
+const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 422: errorResponse };
+const idParams = z.object({ id: uuidParam });
+const tags = ['Admin'];
+
+export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/webhooks',
+      {
+        schema: {
+          tags,
+          summary: "Every partner's webhook endpoints (or one partner's), oldest first",
+          querystring: z.object({ partnerId: uuidParam.optional() }),
+          response: { 200: z.object({ data: z.array(operatorEndpoint) }), ...errors },
+        },
+      },
+      async (request) => ({ data: await webhooks.listAll(request.query.partnerId ?? null) }),
+    );
+
+    app.get(
+      '/webhooks/:id',
+      {
+        schema: {
+          tags,
+          summary: 'One webhook endpoint: state, failing since, pending delivery',
+          params: idParams,
+          response: { 200: z.object({ data: operatorEndpoint }), ...errors },
+        },
+      },
+      async (request) => ({ data: await webhooks.getAny(request.params.id) }),
+    );
+
+    app.get(
+      '/webhooks/:id/deliveries',
+      {
+        schema: {
+          tags,
+          summary: "A webhook endpoint's delivery log, newest first",
+          params: idParams,
+          querystring: deliveryQuery,
+          response: { 200: deliveryPageSchema, ...errors },
+        },
+      },
+      async (request) =>
+        webhooks.deliveriesOfAny(request.params.id, {
+          pageSize: request.query.pageSize ?? DEFAULT_DELIVERY_PAGE,
+          cursor: request.query.cursor,
+        }),
+    );
+
+    app.post(
+      '/webhooks/:id/disable',
+      {
+        schema: {
+          tags,
+          summary: 'Disable a webhook endpoint; the partner sees the reason and cannot resume it',
+          params: idParams,
+          body: z.object({ reason: adminName(500).optional() }).optional(),
+          response: { 200: z.object({ data: operatorEndpoint }), ...errors },
+        },
+      },
+      async (request) => ({
+        data: await webhooks.disable(request.params.id, request.body?.reason, auditContext(request)),
+      }),
+    );
+
+    app.post(
+      '/webhooks/:id/enable',
+      {
+        schema: {
+          tags,
+          summary: 'Enable a webhook endpoint again, from where it stopped',
+          params: idParams,
+          response: { 200: z.object({ data: operatorEndpoint }), ...errors },
+        },
+      },
+      async (request) => ({ data: await webhooks.enable(request.params.id, auditContext(request)) }),
+    );
+  };
+}

@@ -1,0 +1,154 @@
+import { type Command, type Context, integer, noPositionals, onePositional, str } from './command.js';
+import { json, keyValues, table } from './output.js';
+
+const USAGE = `Usage: forecourt webhooks <command> [options]
+
+Commands:
+  list [--partner ID]             every partner's webhook endpoints (or one partner's)
+  show ID [--deliveries N]        one endpoint: state, why it is disabled, the delivery in flight,
+                                  and its last N delivery attempts (default 10)
+  disable ID [--reason TEXT]      stop an endpoint's deliveries; the partner sees the reason and
+                                  cannot resume it (only enable can)
+  enable ID                       deliver again, from where it stopped
+
+Common options:
+  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
+  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
+  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
+  --insecure      do not verify the service's TLS certificate
+  --json          print the response data as JSON
+  -h, --help      show this help
+`;
+
+interface Endpoint {
+  id: string;
+  partnerId: string;
+  url: string;
+  description: string | null;
+  filter: { status: string[] | null; dealerProfileIds: string[] | null };
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  failingSince: string | null;
+  pendingDelivery: { webhookId: string; attempt: number; nextAttemptAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Attempt {
+  webhookId: string;
+  type: string;
+  attempt: number;
+  status: string;
+  listingCount: number;
+  responseCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: string;
+}
+
+const idPath = (ctx: Context) =>
+  `/webhooks/${encodeURIComponent(onePositional(ctx.positionals, 'endpoint id'))}`;
+
+const state = (e: Endpoint) =>
+  e.enabled ? (e.failingSince ? `failing since ${e.failingSince}` : 'delivering') : 'disabled';
+
+function describe(ctx: Context, endpoint: Endpoint): void {
+  ctx.io.out(
+    keyValues([
+      ['id', endpoint.id],
+      ['partnerId', endpoint.partnerId],
+      ['url', endpoint.url],
+      ['description', endpoint.description ?? ''],
+      ['filter.status', endpoint.filter.status?.join(', ') ?? 'all'],
+      [
+        'filter.dealerProfileIds',
+        endpoint.filter.dealerProfileIds?.join(', ') ?? "the partner's whole scope",
+      ],
+      ['state', state(endpoint)],
+      ['disabledReason', endpoint.disabledReason ?? ''],
+      ['disabledAt', endpoint.disabledAt ?? ''],
+      [
+        'pendingDelivery',
+        endpoint.pendingDelivery
+          ? `${endpoint.pendingDelivery.webhookId}, ${endpoint.pendingDelivery.attempt} attempt(s), next at ${endpoint.pendingDelivery.nextAttemptAt}`
+          : 'none',
+      ],
+      ['createdAt', endpoint.createdAt],
+      ['updatedAt', endpoint.updatedAt],
+    ]),
+  );
+}
+
+const list: Command = {
+  options: { partner: { type: 'string' } },
+  async run(ctx) {
+    noPositionals(ctx.positionals);
+    const partner = str(ctx.values, 'partner');
+    const query = partner ? `?partnerId=${encodeURIComponent(partner)}` : '';
+    const endpoints = await ctx.client().request<Endpoint[]>('GET', `/webhooks${query}`);
+    if (ctx.json) {
+      ctx.io.out(json(endpoints));
+      return;
+    }
+    const rows = endpoints.map((e) => [e.id, e.partnerId, e.url, state(e), e.disabledReason ?? '']);
+    ctx.io.out(table(['id', 'partnerId', 'url', 'state', 'disabledReason'], rows, 'No webhook endpoints.'));
+  },
+};
+
+const show: Command = {
+  options: { deliveries: { type: 'string' } },
+  async run(ctx) {
+    const path = idPath(ctx);
+    const count = str(ctx.values, 'deliveries');
+    const pageSize = count === undefined ? 10 : integer(count, 'deliveries', 1);
+    const endpoint = await ctx.client().request<Endpoint>('GET', path);
+    const log = await ctx.client().request<Attempt[]>('GET', `${path}/deliveries?pageSize=${pageSize}`);
+    if (ctx.json) {
+      ctx.io.out(json({ ...endpoint, deliveries: log }));
+      return;
+    }
+    describe(ctx, endpoint);
+    ctx.io.out('\nLast delivery attempts, newest first:\n');
+    const rows = log.map((a) => [
+      a.createdAt,
+      a.webhookId,
+      a.type,
+      a.attempt,
+      a.status,
+      a.responseCode ?? '',
+      a.listingCount,
+      `${a.durationMs} ms`,
+      a.error ?? '',
+    ]);
+    ctx.io.out(
+      table(
+        ['at', 'webhookId', 'type', 'attempt', 'status', 'code', 'listings', 'took', 'error'],
+        rows,
+        'No attempts yet.',
+      ),
+    );
+  },
+};
+
+const disable: Command = {
+  options: { reason: { type: 'string' } },
+  async run(ctx) {
+    const reason = str(ctx.values, 'reason');
+    const body = reason === undefined ? {} : { reason };
+    const endpoint = await ctx.client().request<Endpoint>('POST', `${idPath(ctx)}/disable`, body);
+    if (ctx.json) ctx.io.out(json(endpoint));
+    else describe(ctx, endpoint);
+  },
+};
+
+const enable: Command = {
+  options: {},
+  async run(ctx) {
+    const endpoint = await ctx.client().request<Endpoint>('POST', `${idPath(ctx)}/enable`);
+    if (ctx.json) ctx.io.out(json(endpoint));
+    else describe(ctx, endpoint);
+  },
+};
+
+export const webhookCommands = { usage: USAGE, commands: { list, show, disable, enable } };
