@@ -39,6 +39,8 @@ export interface AppOptions {
 }
 
 export type App = FastifyInstance & {
+  /** The app's metrics, for what runs beside it (the webhook dispatcher). */
+  metrics: ReturnType<typeof createMetrics>;
   /** The request handler, for plain-HTTP connections that a trusted proxy forwards. */
   plainHandler: (req: IncomingMessage, res: ServerResponse) => void;
   /**
@@ -183,6 +185,7 @@ export async function buildApp({
   if (!handler) throw new Error('Fastify did not call serverFactory');
   return Object.assign(app as unknown as FastifyInstance, {
     plainHandler: handler,
+    metrics,
     startDraining: () => {
       draining = true;
     },

@@ -21,7 +21,7 @@ import { listingWriteStore } from './store/listings-write.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { partnerStore } from './store/partners.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
-import { webhookStore } from './store/webhooks.js';
+import { type AttemptOutcome, webhookStore } from './store/webhooks.js';
 
 /** How often an instance looks for endpoints with changes to deliver. */
 const WEBHOOK_POLL_MS = 200;
@@ -98,8 +98,9 @@ export function compose(
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     }),
     /** The delivery loop of this instance (runtime.ts starts and stops it). */
-    webhookDispatcher: (logger: Logger) =>
+    webhookDispatcher: (logger: Logger, observe?: (outcome: AttemptOutcome) => void) =>
       webhookDispatcher({
+        ...(observe ? { observe } : {}),
         store: webhooks,
         listings: listingReadStore(db),
         syncHorizon: primaryHorizon,

@@ -97,7 +97,11 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       logger,
     });
     const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
-    const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }));
+    const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }), (outcome) => {
+      const result = outcome.ok ? 'succeeded' : 'failed';
+      app.metrics.webhookAttempts.inc({ type: outcome.type, outcome: result });
+      app.metrics.webhookDuration.observe({ outcome: result }, outcome.durationMs / 1000);
+    });
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,

@@ -221,6 +221,18 @@ describe('webhooks: deliveries', () => {
       assert.equal(only!.externalReference, refs[0]);
       assert.equal(only!.status, 'sold');
 
+      // The receiver has the last delivery before its answer is back and logged: wait for the log.
+      const logged = async () =>
+        (
+          await app.call('GET', `${EXT}/webhooks/${all.id}/deliveries?pageSize=200`, {
+            secret: writer.secret,
+          })
+        ).body.data.length;
+      let count = 0;
+      await eventually(
+        async () => (count = await logged()) === sink.requests.length,
+        () => `${count} attempts logged, ${sink.requests.length} requests received`,
+      );
       const log = await app.call('GET', `${EXT}/webhooks/${all.id}/deliveries?pageSize=1`, {
         secret: writer.secret,
       });
@@ -238,6 +250,26 @@ describe('webhooks: deliveries', () => {
       assert.equal(older.body.data.length + 1, sink.requests.length);
       assert.ok(
         older.body.data.every((d: { createdAt: string }) => d.createdAt <= log.body.data[0].createdAt),
+      );
+
+      // The operator sees the attempts in the metrics, by type and outcome, with their duration.
+      const metrics = await app.call('GET', '/api/admin/v1/metrics', {
+        headers: { authorization: `Bearer ${app.running.adminToken}` },
+      });
+      const succeeded =
+        /forecourt_webhook_attempts_total\{type="listings.changed",outcome="succeeded"\} (\d+)/.exec(
+          metrics.text,
+        );
+      assert.ok(
+        succeeded && Number(succeeded[1]) >= sink.requests.length,
+        metrics.text
+          .split('\n')
+          .filter((l) => l.startsWith('forecourt_webhook_attempts_total'))
+          .join('\n'),
+      );
+      assert.match(
+        metrics.text,
+        /forecourt_webhook_attempt_duration_seconds_count\{outcome="succeeded"\} [1-9]/,
       );
     } finally {
       await sink.close();

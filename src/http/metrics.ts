@@ -41,6 +41,19 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    webhookAttempts: new Counter({
+      name: 'forecourt_webhook_attempts_total',
+      help: 'Webhook delivery attempts of the dispatcher, by type and outcome (succeeded, failed); test pings are in the delivery log only',
+      labelNames: ['type', 'outcome'] as const,
+      registers: [registry],
+    }),
+    webhookDuration: new Histogram({
+      name: 'forecourt_webhook_attempt_duration_seconds',
+      help: 'Time from connecting to a webhook receiver to its answer (or the failure), by outcome',
+      labelNames: ['outcome'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
     bulkItems: new Counter({
       name: 'forecourt_bulk_items_total',
       help: 'Bulk-upsert items by outcome (created, updated, unchanged, failed); dry runs excluded',

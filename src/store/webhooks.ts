@@ -334,24 +334,50 @@ export function webhookStore(db: Queryable) {
 
     /**
      * The receiver acknowledged the pending delivery (or it had nothing left to carry): the
-     * position moves to its end and the failure streak ends. Only the lease holder may.
+     * position moves to its end, the failure streak ends and the attempt is logged, in one
+     * statement. Only the lease holder may. `release`: the endpoint is caught up, so the lease ends
+     * here too, and it is not claimed again for `spacingMs` (changes arriving meanwhile go
+     * together in the next delivery).
      */
     async acknowledge(
       id: string,
       owner: string,
       deliveryId: string,
       outcome: AttemptOutcome | null,
+      release: { spacingMs: number } | null = null,
     ): Promise<boolean> {
       const rows = await db.query(
         'AcknowledgeWebhookDelivery',
-        `UPDATE webhook_endpoints SET position_ts = pending_through_ts, position_id = pending_through_id,
-           pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL, pending_attempt = 0,
-           failing_since = NULL, next_attempt_at = now()
-         WHERE id = $1 AND lease_owner = $2 AND pending_delivery_id = $3 RETURNING id`,
-        [id, owner, deliveryId],
+        `WITH moved AS (
+           UPDATE webhook_endpoints SET position_ts = pending_through_ts, position_id = pending_through_id,
+             pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL, pending_attempt = 0,
+             failing_since = NULL,
+             next_attempt_at = clock_timestamp() + make_interval(secs => coalesce($5::float8, 0)),
+             lease_owner = CASE WHEN $5::float8 IS NULL THEN lease_owner END,
+             lease_until = CASE WHEN $5::float8 IS NULL THEN lease_until END
+           WHERE id = $1 AND lease_owner = $2 AND pending_delivery_id = $3 RETURNING id),
+         logged AS (
+           INSERT INTO webhook_attempts (id, endpoint_id, delivery_id, type, attempt, status, listing_count,
+             response_code, response_body, error, duration_ms, next_attempt_at)
+           SELECT $6, id, $3, $7, $8, 'succeeded', $9, $10, $11, NULL, $12, NULL FROM moved WHERE $4::boolean
+           RETURNING id)
+         SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM logged) AS logged`,
+        [
+          id,
+          owner,
+          deliveryId,
+          outcome !== null,
+          release ? release.spacingMs / 1000 : null,
+          randomUUID(),
+          outcome?.type ?? 'listings.changed',
+          outcome?.attempt ?? 0,
+          outcome?.listingCount ?? 0,
+          outcome?.responseCode ?? null,
+          outcome?.responseBody ?? null,
+          outcome?.durationMs ?? 0,
+        ],
       );
-      if (rows.length && outcome) await this.recordAttempt(id, outcome);
-      return rows.length > 0;
+      return Number(rows[0]?.moved) > 0;
     },
 
     /** Nothing of the filter lies between the position and `to`: the position may pass it. */

@@ -14,6 +14,7 @@ export const GUIDES = [
   { slug: 'partner-guide', file: 'partner-guide.md', title: 'Partner guide' },
   { slug: 'api', file: 'api.md', title: 'API overview' },
   { slug: 'sync', file: 'sync.md', title: 'Keeping in sync' },
+  { slug: 'webhooks', file: 'webhooks.md', title: 'Webhooks' },
   { slug: 'client', file: 'client.md', title: 'Client package' },
   { slug: 'import', file: 'import.md', title: 'Importing a feed' },
 ] as const;

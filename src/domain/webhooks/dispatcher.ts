@@ -4,7 +4,7 @@ import type { PostWebhook } from '../../outbound/webhook-post.js';
 import type { AuditStore } from '../../store/audit.js';
 import type { DealerStore } from '../../store/dealers.js';
 import type { StoredListing } from '../../store/listing-rows.js';
-import type { ListingFilter, ListingReadStore, Position } from '../../store/listings-read.js';
+import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../store/listings-read.js';
 import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import {
@@ -25,6 +25,16 @@ const PAUSED_RECHECK_MS = 60_000;
 /** One lease delivers at most this many batches in a row, then lets the others have a turn. */
 const BATCHES_PER_LEASE = 20;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * A caught-up endpoint is not sent to again for this long: changes made meanwhile go together in
+ * its next delivery. A change after a quiet spell still goes at the next poll; under steady writes
+ * each endpoint gets about one delivery a second instead of one per poll, which is what keeps
+ * delivery work (and so write throughput) flat as endpoints are added. A backlog (a full batch)
+ * is sent back to back.
+ */
+export const DELIVERY_SPACING_MS = 1000;
+/** Listing versions whose JSON is kept for the next endpoints that deliver them. */
+const PRESENTED_CACHE_SIZE = 5000;
 /** How long the delivery log keeps an attempt. */
 export const LOG_RETENTION_DAYS = 30;
 
@@ -71,6 +81,20 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   let stopped = false;
   let lastPrune = 0;
   let failing = false;
+  // id|updatedAt → the listing's JSON as delivered. Every endpoint that wants a change sends the
+  // same text; serializing it once is most of what a delivery costs. Oldest out first.
+  const presented = new Map<string, string>();
+  function json({ listing, position }: PageRow): string {
+    // The position's time is the version to the microsecond; a dealer edit changes the dealer part.
+    const key = `${listing.id}|${position.ts}|${listing.dealer.updatedAt}`;
+    let text = presented.get(key);
+    if (text === undefined) {
+      text = JSON.stringify(deps.present(listing));
+      if (presented.size >= PRESENTED_CACHE_SIZE) presented.delete(presented.keys().next().value!);
+      presented.set(key, text);
+    }
+    return text;
+  }
 
   /** The listings an endpoint may carry now: the partner's scope as it is, narrowed by the filter. */
   async function filterOf(endpoint: EndpointRecord): Promise<ListingFilter | null> {
@@ -106,7 +130,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
     endpoint: EndpointRecord,
     filter: ListingFilter,
   ): Promise<
-    | { deliveryId: string; through: Position; attempt: number; listings: StoredListing[]; retry: boolean }
+    | { deliveryId: string; through: Position; attempt: number; listings: PageRow[]; retry: boolean }
     | { advanceTo: Position | null }
   > {
     const after = endpoint.position;
@@ -123,7 +147,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         deliveryId: endpoint.pending.deliveryId,
         through,
         attempt: endpoint.pending.attempt + 1,
-        listings: rows.map((r) => r.listing),
+        listings: rows,
         retry: true,
       };
     }
@@ -142,7 +166,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
       deliveryId: randomUUID(),
       through: settled[settled.length - 1]!.position,
       attempt: 1,
-      listings: settled.map((r) => r.listing),
+      listings: settled,
       retry: false,
     };
   }
@@ -150,13 +174,15 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   /** Delivers for one leased endpoint until it is caught up, fails, or has had its turn. */
   async function serve(claimed: EndpointRecord): Promise<void> {
     let endpoint = claimed;
+    let released = false;
     try {
+      // The partner's scope as it is when the lease begins; a lease lasts seconds at most.
+      const filter = await filterOf(endpoint);
+      if (!filter) {
+        await deps.store.postpone(endpoint.id, owner, new Date(Date.now() + PAUSED_RECHECK_MS));
+        return;
+      }
       for (let batch = 0; batch < BATCHES_PER_LEASE && !stopped; batch++) {
-        const filter = await filterOf(endpoint);
-        if (!filter) {
-          await deps.store.postpone(endpoint.id, owner, new Date(Date.now() + PAUSED_RECHECK_MS));
-          return;
-        }
         const next = await nextDelivery(endpoint, filter);
         if ('advanceTo' in next) {
           if (next.advanceTo) await deps.store.advance(endpoint.id, owner, next.advanceTo);
@@ -176,13 +202,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
           retry,
         });
         if (!began) return;
-        const body = deliveryBody(
-          deps.cursors,
-          endpoint.id,
-          'listings.changed',
-          listings.map(deps.present),
-          through,
-        );
+        const body = deliveryBody(deps.cursors, endpoint.id, 'listings.changed', listings.map(json), through);
         const headers = webhookHeaders(secretsOf(endpoint), `msg_${deliveryId}`, body);
         const result = await deps.post(endpoint.url, headers, body);
         const ok =
@@ -201,7 +221,15 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         };
         if (ok) {
           deps.observe?.(outcome);
-          if (!(await deps.store.acknowledge(endpoint.id, owner, deliveryId, outcome))) return;
+          // A batch that is not full took everything settled: caught up, so the lease ends with
+          // the acknowledgement (one statement) and the next look waits DELIVERY_SPACING_MS.
+          const caughtUp = !retry && listings.length < BATCH_SIZE;
+          const release = caughtUp ? { spacingMs: DELIVERY_SPACING_MS } : null;
+          if (!(await deps.store.acknowledge(endpoint.id, owner, deliveryId, outcome, release))) return;
+          if (caughtUp) {
+            released = true;
+            return;
+          }
           endpoint = { ...endpoint, position: through, pending: null, failingSince: null };
           continue;
         }
@@ -219,7 +247,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         return;
       }
     } finally {
-      await deps.store.release(endpoint.id, owner).catch(() => {});
+      if (!released) await deps.store.release(endpoint.id, owner).catch(() => {});
     }
   }
 

@@ -7,12 +7,18 @@ import { fingerprint } from '../cursor.js';
  */
 export const endpointFingerprint = (endpointId: string) => fingerprint({ webhookEndpoint: endpointId });
 
+/**
+ * The body, `{"type", "data", "cursor"}`. `data` comes as each listing's JSON already: a change is
+ * sent to every endpoint that wants it, and serializing it once for all of them (the dispatcher
+ * keeps the text of recent versions) is what keeps deliveries cheap with many endpoints.
+ */
 export function deliveryBody(
   cursors: CursorCodec,
   endpointId: string,
   type: 'listings.changed' | 'ping',
-  data: unknown[],
+  data: readonly string[],
   position: Position,
 ): string {
-  return JSON.stringify({ type, data, cursor: cursors.encode(position, endpointFingerprint(endpointId)) });
+  const cursor = JSON.stringify(cursors.encode(position, endpointFingerprint(endpointId)));
+  return `{"type":${JSON.stringify(type)},"data":[${data.join(',')}],"cursor":${cursor}}`;
 }
