@@ -45,6 +45,8 @@ const durationS = smoke ? 1 : Number(values.duration);
 const samples = smoke ? 5 : Number(values.samples);
 const ENDPOINTS = smoke ? 10 : 100;
 const PARTNERS = Math.ceil(ENDPOINTS / 20);
+/** Between latency samples: a quiet service, each write on its own (longer than the delivery spacing). */
+const SPACE_MS = 1_500;
 
 // The receiver: each endpoint is a path; `seen` holds when each listing version arrived there.
 const seen = new Map<string, number>();
@@ -134,8 +136,9 @@ async function latency(label: string): Promise<{ p50: number; p99: number; max: 
       }
       waits.push(seen.get(key)! - acked);
     }
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, SPACE_MS));
   }
+  if (process.env.BENCH_VERBOSE) log(`${label}: ${waits.map(Math.round).join(' ')}`);
   waits.sort((a, b) => a - b);
   const round = (v: number) => Math.round(v);
   const result = {

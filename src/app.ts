@@ -16,6 +16,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { createMetrics } from './http/metrics.js';
+import { type RequestPressure, requestPressure } from './http/pressure.js';
 import { configuredRateLimits } from './http/rate-limit.js';
 import { requestIdFor } from './http/request-id.js';
 import type { TlsMaterial } from './http/tls.js';
@@ -41,6 +42,8 @@ export interface AppOptions {
 export type App = FastifyInstance & {
   /** The app's metrics, for what runs beside it (the webhook dispatcher). */
   metrics: ReturnType<typeof createMetrics>;
+  /** How busy partners' requests keep the instance: background work makes way when saturated. */
+  pressure: RequestPressure;
   /** The request handler, for plain-HTTP connections that a trusted proxy forwards. */
   plainHandler: (req: IncomingMessage, res: ServerResponse) => void;
   /**
@@ -141,6 +144,12 @@ export async function buildApp({
   const metrics = createMetrics(() => databases.primary.poolStats?.());
   const rateLimits = configuredRateLimits(config, logger, metrics);
   app.addHook('onClose', () => rateLimits.close());
+  const pressure = requestPressure();
+  app.addHook('onRequest', async (_request, reply) => {
+    pressure.started();
+    // 'close' comes for every response, sent or aborted, exactly once.
+    reply.raw.once('close', pressure.finished);
+  });
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw path: unknown paths must not create a metric series each.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -186,6 +195,7 @@ export async function buildApp({
   return Object.assign(app as unknown as FastifyInstance, {
     plainHandler: handler,
     metrics,
+    pressure,
     startDraining: () => {
       draining = true;
     },

@@ -21,7 +21,7 @@ import { listingWriteStore } from './store/listings-write.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { partnerStore } from './store/partners.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
-import { type AttemptOutcome, webhookStore } from './store/webhooks.js';
+import { webhookStore } from './store/webhooks.js';
 
 /** How often an instance looks for endpoints with changes to deliver. */
 const WEBHOOK_POLL_MS = 200;
@@ -39,9 +39,15 @@ export function compose(
     publicOrigin: string;
     /** Where read-only partner queries go (a replica); the primary when unset. */
     readDb?: Db;
+    /**
+     * The webhook dispatcher's connections to the primary (a pool of its own, so deliveries never
+     * make a partner's request wait for a connection); `db` when unset.
+     */
+    deliveryDb?: Db;
   },
 ) {
   const readDb = options.readDb ?? db;
+  const deliveryDb = options.deliveryDb ?? db;
   const listingBaseUrl = (config.PUBLIC_LISTING_BASE_URL ?? `${options.publicOrigin}/listings`).replace(
     /\/+$/,
     '',
@@ -98,15 +104,18 @@ export function compose(
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     }),
     /** The delivery loop of this instance (runtime.ts starts and stops it). */
-    webhookDispatcher: (logger: Logger, observe?: (outcome: AttemptOutcome) => void) =>
+    webhookDispatcher: (
+      logger: Logger,
+      hooks: Pick<Parameters<typeof webhookDispatcher>[0], 'observe' | 'saturated'> = {},
+    ) =>
       webhookDispatcher({
-        ...(observe ? { observe } : {}),
-        store: webhooks,
-        listings: listingReadStore(db),
-        syncHorizon: primaryHorizon,
-        partners,
-        dealers,
-        audit,
+        ...hooks,
+        store: webhookStore(deliveryDb),
+        listings: listingReadStore(deliveryDb),
+        syncHorizon: deliveryDb === db ? primaryHorizon : syncHorizonStore(deliveryDb, deliveryDb, settleMs),
+        partners: partnerStore(deliveryDb),
+        dealers: dealerStore(deliveryDb),
+        audit: auditStore(deliveryDb),
         cursors,
         // Through the response schema, as GET /listings sends them: the same shape to the field.
         present: (listing) => listingSchema.parse(view(listing)),

@@ -68,6 +68,11 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const readDb = config.DATABASE_READ_URL
     ? await openDb({ ...dbOptions, databaseUrl: config.DATABASE_READ_URL })
     : undefined;
+  // Webhook deliveries get connections of their own (PostgreSQL; the embedded database is one).
+  const deliveryDb =
+    config.DATABASE_URL && config.WEBHOOK_CONCURRENCY > 0
+      ? await openDb({ ...dbOptions, poolSize: WEBHOOK_POOL_SIZE, databaseUrl: config.DATABASE_URL })
+      : undefined;
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
@@ -86,6 +91,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     const useCases = compose(config, db, {
       cursorKey,
       readDb,
+      deliveryDb,
       publicOrigin: `https://${host}:${config.PORT}`,
     });
     const app = await buildApp({
@@ -97,10 +103,13 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       logger,
     });
     const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
-    const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }), (outcome) => {
-      const result = outcome.ok ? 'succeeded' : 'failed';
-      app.metrics.webhookAttempts.inc({ type: outcome.type, outcome: result });
-      app.metrics.webhookDuration.observe({ outcome: result }, outcome.durationMs / 1000);
+    const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }), {
+      observe(outcome) {
+        const result = outcome.ok ? 'succeeded' : 'failed';
+        app.metrics.webhookAttempts.inc({ type: outcome.type, outcome: result });
+        app.metrics.webhookDuration.observe({ outcome: result }, outcome.durationMs / 1000);
+      },
+      saturated: app.pressure.saturated,
     });
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
@@ -135,6 +144,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
           await app.close();
           await publisher?.stop();
           await readDb?.close();
+          await deliveryDb?.close();
           await db.close();
         })();
         return closing;
@@ -142,10 +152,14 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     };
   } catch (error) {
     await readDb?.close().catch(() => {});
+    await deliveryDb?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }
 }
+
+/** PostgreSQL connections of the webhook dispatcher, besides DB_POOL_SIZE (docs/operations.md). */
+export const WEBHOOK_POOL_SIZE = 3;
 
 /** How often the primary's sync horizon is published for a replica (docs/sync.md). */
 const HORIZON_PUBLISH_MS = 200;

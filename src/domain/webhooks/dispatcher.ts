@@ -52,6 +52,12 @@ export interface DispatcherDeps {
   logger: Logger;
   /** Called after every attempt (metrics). */
   observe?: (outcome: AttemptOutcome) => void;
+  /**
+   * True while partners' requests saturate this instance: deliveries then make way (one endpoint,
+   * one batch per poll) and catch up when the load drops. Writes thus keep their speed however many
+   * endpoints there are; deliveries are late under saturation, never lost.
+   */
+  saturated?: () => boolean;
   options: {
     /** Deliveries this instance runs at once; 0: it delivers none. */
     concurrency: number;
@@ -183,6 +189,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         return;
       }
       for (let batch = 0; batch < BATCHES_PER_LEASE && !stopped; batch++) {
+        if (batch > 0 && deps.saturated?.()) return; // released below; due again at the next poll
         const next = await nextDelivery(endpoint, filter);
         if ('advanceTo' in next) {
           if (next.advanceTo) await deps.store.advance(endpoint.id, owner, next.advanceTo);
@@ -268,7 +275,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   }
 
   async function tick(): Promise<void> {
-    const free = concurrency - active.size;
+    const free = (deps.saturated?.() ? 1 : concurrency) - active.size;
     if (free <= 0) return;
     const claimed = await deps.store.claim(owner, leaseMs, free);
     for (const endpoint of claimed) {
@@ -278,8 +285,9 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         )
         .finally(() => {
           active.delete(endpoint.id);
-          // A finished round frees a slot: look for more work now rather than at the next tick.
-          if (!stopped) schedule(0);
+          // A finished round frees a slot: look for more work now rather than at the next tick
+          // (unless partners' requests need the instance: then at the next poll).
+          if (!stopped && !deps.saturated?.()) schedule(0);
         });
       active.set(endpoint.id, run);
     }
