@@ -16,7 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pgliteDataset, postgresDataset, sql } from './lib/datasets.js';
-import { markdown, type Run, targets } from './lib/report.js';
+import {
+  markdown,
+  type Run,
+  targets,
+  type WebhookResult,
+  webhookMarkdown,
+  webhookTargets,
+} from './lib/report.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +61,35 @@ function run(label: string, target: { url?: string; dir?: string }, only?: strin
   return JSON.parse(child.stdout) as Run;
 }
 
+/** bench/webhooks.ts on a fresh database of `listings` (its throughput runs write into it). */
+async function webhooks(listings: number): Promise<WebhookResult> {
+  const name = `bench_webhooks_${listings / 1000}k`;
+  {
+    const url = await postgresDataset(name, listings, true);
+    log(`webhooks (${listings.toLocaleString('en')} listings)`);
+    const child = spawnSync(
+      process.execPath,
+      [
+        ...tsx,
+        path.join(HERE, 'webhooks.ts'),
+        '--database-url',
+        url,
+        '--dataset',
+        path.join(HERE, '.data', `${name}.json`),
+        '--connections',
+        values.connections!,
+        '--duration',
+        values.duration!,
+        ...(values.smoke ? ['--smoke'] : []),
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await sql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (child.status !== 0) throw new Error(`bench webhooks failed (exit ${child.status})`);
+    return JSON.parse(child.stdout) as WebhookResult;
+  }
+}
+
 const LISTS = ['list-restricted', 'list-global'];
 const MAIN = [...LISTS, 'locations-500-with-counts', 'put-single', 'bulk-upsert-100'];
 const runs: Run[] = [];
@@ -70,6 +106,10 @@ if (values.smoke) {
     );
   if (failed.length)
     throw new Error(`smoke: errors or no requests in ${failed.map((s) => s.name).join(', ')}`);
+  const hooks = await webhooks(10_000);
+  log(
+    `webhooks (${hooks.endpoints} endpoints): p99 ${hooks.latency.one.p99} / ${hooks.latency.many.p99} ms, throughput ratio ${hooks.throughput.ratio}`,
+  );
   log(`smoke passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } else {
   const pg1m = await postgresDataset('bench_1m', 1_000_000, false);
@@ -80,6 +120,7 @@ if (values.smoke) {
   runs.push(run('postgres-100k', { url: pg100k }, MAIN));
   runs.push(run('postgres-10k', { url: pg10k }, LISTS));
   runs.push(run('pglite-100k', { dir: lite100k }, MAIN));
+  const hooks = await webhooks(100_000);
 
   const versions = {
     node: process.version,
@@ -105,7 +146,8 @@ if (values.smoke) {
     connections: Number(values.connections),
     durationS: Number(values.duration),
     runs,
-    targets: targets(runs),
+    webhooks: hooks,
+    targets: [...targets(runs), ...webhookTargets(hooks)],
   };
   const dir = path.join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
@@ -113,4 +155,5 @@ if (values.smoke) {
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${path.relative(process.cwd(), file)} in ${Math.round((Date.now() - started) / 1000)} s`);
   process.stdout.write(markdown(result));
+  process.stdout.write(webhookMarkdown(hooks));
 }

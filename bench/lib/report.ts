@@ -150,3 +150,44 @@ export function markdown(result: { runs: Run[]; targets: Target[] }): string {
   for (const t of result.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`);
   return `${lines.join('\n')}\n`;
 }
+
+/** What bench/webhooks.ts prints. */
+export interface WebhookResult {
+  endpoints: number;
+  latency: Record<'one' | 'many', { p50: number; p99: number; max: number; samples: number }>;
+  throughput: { none: number[]; all: number[]; ratio: number; catchUpMs: number[] };
+}
+
+/** The targets of issue 19. */
+export function webhookTargets(w: WebhookResult): Target[] {
+  return [
+    {
+      target: 'webhooks, 1 endpoint: write acknowledged → delivered p99 < 2 s',
+      measured: `${w.latency.one.p99} ms`,
+      met: w.latency.one.p99 < 2000,
+    },
+    {
+      target: `webhooks, ${w.endpoints} endpoints: write acknowledged → delivered p99 < 2 s`,
+      measured: `${w.latency.many.p99} ms`,
+      met: w.latency.many.p99 < 2000,
+    },
+    {
+      target: `webhooks: write throughput with ${w.endpoints} endpoints ≥ 0.95 × none`,
+      measured: `${w.throughput.ratio}`,
+      met: w.throughput.ratio >= 0.95,
+    },
+  ];
+}
+
+export function webhookMarkdown(w: WebhookResult): string {
+  return [
+    `\n#### Webhooks: ${w.endpoints} endpoints (5 partners × 20), PostgreSQL\n`,
+    '| measure | p50 | p99 | max | deliveries |',
+    '|---|---|---|---|---|',
+    `| write acknowledged → delivered, 1 endpoint | ${w.latency.one.p50} ms | ${w.latency.one.p99} ms | ${w.latency.one.max} ms | ${w.latency.one.samples} |`,
+    `| write acknowledged → delivered, ${w.endpoints} endpoints | ${w.latency.many.p50} ms | ${w.latency.many.p99} ms | ${w.latency.many.max} ms | ${w.latency.many.samples} |`,
+    '',
+    `PUT writes/s with no endpoint delivering: ${w.throughput.none.join(', ')}; with ${w.endpoints}: ${w.throughput.all.join(', ')}; ratio ${w.throughput.ratio}. After each ${w.endpoints}-endpoint run the deliveries caught up in ${w.throughput.catchUpMs.map((m) => `${(m / 1000).toFixed(1)} s`).join(', ')}.`,
+    '',
+  ].join('\n');
+}

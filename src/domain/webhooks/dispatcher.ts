@@ -33,6 +33,8 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
  * is sent back to back.
  */
 export const DELIVERY_SPACING_MS = 1000;
+/** While partners' requests saturate the instance: one batch of one endpoint this often. */
+const SATURATED_TRICKLE_MS = 1000;
 /** Listing versions whose JSON is kept for the next endpoints that deliver them. */
 const PRESENTED_CACHE_SIZE = 5000;
 /** How long the delivery log keeps an attempt. */
@@ -53,8 +55,8 @@ export interface DispatcherDeps {
   /** Called after every attempt (metrics). */
   observe?: (outcome: AttemptOutcome) => void;
   /**
-   * True while partners' requests saturate this instance: deliveries then make way (one endpoint,
-   * one batch per poll) and catch up when the load drops. Writes thus keep their speed however many
+   * True while partners' requests saturate this instance: deliveries then make way (one batch of
+   * one endpoint a second) and catch up when the load drops. Writes thus keep their speed however many
    * endpoints there are; deliveries are late under saturation, never lost.
    */
   saturated?: () => boolean;
@@ -86,6 +88,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   let ticking: Promise<void> | undefined;
   let stopped = false;
   let lastPrune = 0;
+  let lastTrickle = 0;
   let failing = false;
   // id|updatedAt → the listing's JSON as delivered. Every endpoint that wants a change sends the
   // same text; serializing it once is most of what a delivery costs. Oldest out first.
@@ -275,8 +278,11 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   }
 
   async function tick(): Promise<void> {
-    const free = (deps.saturated?.() ? 1 : concurrency) - active.size;
+    const saturated = deps.saturated?.() ?? false;
+    if (saturated && Date.now() - lastTrickle < SATURATED_TRICKLE_MS) return;
+    const free = (saturated ? 1 : concurrency) - active.size;
     if (free <= 0) return;
+    if (saturated) lastTrickle = Date.now();
     const claimed = await deps.store.claim(owner, leaseMs, free);
     for (const endpoint of claimed) {
       const run = serve(endpoint)
