@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { request } from 'undici';
+import { CLAIM_SQL } from '../src/store/webhooks.js';
 import { load, percentile } from './lib/load.js';
 import { startService } from './lib/processes.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
@@ -179,7 +180,8 @@ async function drained(): Promise<number> {
     for (;;) {
       const { rows } = await db.query(
         `SELECT count(*)::int AS behind FROM webhook_endpoints e WHERE e.enabled AND (e.pending_delivery_id IS NOT NULL
-           OR EXISTS (SELECT 1 FROM listings l WHERE (l.updated_at, l.id) > (e.position_ts, e.position_id)))`,
+           OR (SELECT true FROM listings l WHERE (l.updated_at, l.id) > (e.position_ts, e.position_id)
+               ORDER BY l.updated_at, l.id LIMIT 1))`,
       );
       if (rows[0].behind === 0) break;
       await new Promise((r) => setTimeout(r, 100));
@@ -192,8 +194,22 @@ async function drained(): Promise<number> {
   return took;
 }
 
+/** The claim must probe listings through the (updated_at, id) index, never by a scan per endpoint. */
+async function checkClaimPlan(): Promise<void> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(`EXPLAIN ${CLAIM_SQL}`, ['bench-explain', 1, 16]);
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    if (/Seq Scan on listings/.test(plan)) throw new Error(`the claim scans listings:\n${plan}`);
+  } finally {
+    await db.end();
+  }
+}
+
 try {
   await addEndpoint();
+  await checkClaimPlan();
   const one = await latency('1 endpoint');
   while (endpoints.length < ENDPOINTS) await addEndpoint();
   const hundred = await latency(`${ENDPOINTS} endpoints`);
