@@ -153,8 +153,25 @@ async function latency(label: string): Promise<{ p50: number; p99: number; max: 
   return result;
 }
 
+/**
+ * Each throughput run starts from the same state: vacuumed, analyzed, checkpointed. Otherwise an
+ * autovacuum or a checkpoint triggered by the previous run's writes lands in some runs and not in
+ * others, which moved single runs by ±25 %.
+ */
+async function settle(): Promise<void> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query('VACUUM (ANALYZE) listings, webhook_endpoints, webhook_attempts');
+    await db.query('CHECKPOINT');
+  } finally {
+    await db.end();
+  }
+}
+
 /** PUT throughput, fresh references, from autocannon in this process. */
 async function throughput(label: string): Promise<number> {
+  await settle();
   parse = false;
   let n = 0;
   const measured = await load({
