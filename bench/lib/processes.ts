@@ -12,6 +12,11 @@ const children = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
+// Also when the run is interrupted (Ctrl+C, kill): a service left running would go on delivering
+// webhooks into the next run's database of the same name, and skew it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => process.exit(130));
+}
 
 export interface Proc {
   url: string;

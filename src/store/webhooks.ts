@@ -326,17 +326,6 @@ export function webhookStore(db: Queryable) {
       return rows.length > 0;
     },
 
-    /** Extends the lease; false when it was lost. */
-    async renew(id: string, owner: string, leaseMs: number): Promise<boolean> {
-      const rows = await db.query(
-        'RenewWebhookLease',
-        `UPDATE webhook_endpoints SET lease_until = clock_timestamp() + make_interval(secs => $3::float8)
-         WHERE id = $1 AND lease_owner = $2 AND enabled RETURNING id`,
-        [id, owner, leaseMs / 1000],
-      );
-      return rows.length > 0;
-    },
-
     /**
      * The receiver acknowledged the pending delivery (or it had nothing left to carry): the
      * position moves to its end, the failure streak ends and the attempt is logged, in one
