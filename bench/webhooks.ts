@@ -52,14 +52,12 @@ const SPACE_MS = 1_500;
 
 // The receiver: each endpoint is a path; `seen` holds when each listing version arrived there.
 const seen = new Map<string, number>();
-let delivered = 0;
 let parse = true;
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const at = performance.now();
-    delivered++;
     if (parse) {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         data: { id: string; updatedAt: string }[];

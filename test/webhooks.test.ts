@@ -230,7 +230,10 @@ describe('webhooks: deliveries', () => {
         ).body.data.length;
       let count = 0;
       await eventually(
-        async () => (count = await logged()) === sink.requests.length,
+        async () => {
+          count = await logged();
+          return count === sink.requests.length;
+        },
         () => `${count} attempts logged, ${sink.requests.length} requests received`,
       );
       const log = await app.call('GET', `${EXT}/webhooks/${all.id}/deliveries?pageSize=1`, {
