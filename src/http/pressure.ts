@@ -1,19 +1,20 @@
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 
 /**
- * Whether partners' requests need this instance's event loop more than background work does.
- * Every half second it looks at two things: how much of the time requests were in flight, and how
- * busy the event loop was. Requests present and the loop nearly full means background work (webhook
- * deliveries) is slowing them down: the instance counts as saturated until requests quieten or the
- * loop has room again (two thresholds, so it does not flap). Deliveries then go on at a trickle and
- * catch up as soon as the load drops; writes keep their speed however many endpoints there are.
+ * Whether partners' requests need this instance more than background work does. Every half second
+ * it looks at how much of the time requests were in flight and how busy the event loop was. The
+ * pressure is the larger of the two (the loop counts only while requests are there to suffer from
+ * it): requests in flight nearly all the time (the database or the CPU is the limit, the loop may
+ * look idle), or requests present and the loop nearly full. Above ENTER the instance counts as
+ * saturated until the pressure is under LEAVE (two thresholds, so it does not flap). Webhook
+ * deliveries then go on at a trickle and catch up as soon as the load drops, so writes keep their
+ * speed however many endpoints there are.
  */
 const WINDOW_MS = 500;
-/** Requests in flight at least this share of the window: partners are using the instance. */
-const REQUESTS_ACTIVE = 0.25;
-/** Event-loop utilization that makes requests and background work compete, and that frees it. */
-const BUSY_LOOP = 0.8;
-const ROOMY_LOOP = 0.5;
+/** Below this share of the window with requests in flight, the loop's business is not theirs. */
+const REQUESTS_PRESENT = 0.25;
+const ENTER = 0.85;
+const LEAVE = 0.5;
 
 export function requestPressure(now: () => number = () => performance.now()) {
   let inFlight = 0;
@@ -31,9 +32,9 @@ export function requestPressure(now: () => number = () => performance.now()) {
     const current = performance.eventLoopUtilization();
     const utilization = performance.eventLoopUtilization(current, loop).utilization;
     loop = current;
-    const active = requestShare >= REQUESTS_ACTIVE;
-    if (!saturated && active && utilization > BUSY_LOOP) saturated = true;
-    else if (saturated && (!active || utilization < ROOMY_LOOP)) saturated = false;
+    const pressure = Math.max(requestShare, requestShare >= REQUESTS_PRESENT ? utilization : 0);
+    if (!saturated && pressure > ENTER) saturated = true;
+    else if (saturated && pressure < LEAVE) saturated = false;
     busyMs = 0;
     windowStart = t;
     if (inFlight > 0) busySince = t;
@@ -48,7 +49,7 @@ export function requestPressure(now: () => number = () => performance.now()) {
       roll();
       if (inFlight > 0 && --inFlight === 0) busyMs += now() - busySince;
     },
-    /** True while requests and background work compete for a full event loop. */
+    /** True while partners' requests keep the instance saturated (see above). */
     saturated(): boolean {
       roll();
       return saturated;

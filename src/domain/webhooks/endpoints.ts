@@ -53,20 +53,10 @@ export interface EndpointView {
   updatedAt: string;
 }
 
-export interface DeliveryView {
-  id: string;
+/** One attempt as the log shows it: the stored attempt, with the webhook-id header's value. */
+export type DeliveryView = Omit<AttemptRecord, 'endpointId' | 'deliveryId' | 'position'> & {
   webhookId: string;
-  type: 'listings.changed' | 'ping';
-  attempt: number;
-  status: 'succeeded' | 'failed';
-  listingCount: number;
-  responseCode: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-}
+};
 
 export function endpointView(record: EndpointRecord): EndpointView {
   return {
@@ -91,20 +81,10 @@ export function endpointView(record: EndpointRecord): EndpointView {
   };
 }
 
-export const deliveryView = (attempt: AttemptRecord): DeliveryView => ({
-  id: attempt.id,
-  webhookId: `msg_${attempt.deliveryId}`,
-  type: attempt.type,
-  attempt: attempt.attempt,
-  status: attempt.status,
-  listingCount: attempt.listingCount,
-  responseCode: attempt.responseCode,
-  responseBody: attempt.responseBody,
-  error: attempt.error,
-  durationMs: attempt.durationMs,
-  nextAttemptAt: attempt.nextAttemptAt,
-  createdAt: attempt.createdAt,
-});
+export function deliveryView(attempt: AttemptRecord): DeliveryView {
+  const { endpointId: _endpoint, deliveryId, position: _position, ...shown } = attempt;
+  return { ...shown, webhookId: `msg_${deliveryId}` };
+}
 
 export interface WebhookAdminDeps {
   db: Db;
