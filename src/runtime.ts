@@ -39,7 +39,9 @@ export function resolveAdminToken(config: Config, logger: Logger): string {
   const file = path.resolve(config.DATA_DIR, 'admin-token');
   if (!existsSync(file)) {
     mkdirSync(config.DATA_DIR, { recursive: true });
-    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+    // Hex, not base64url: a token starting with "-" cannot follow --token on a command line
+    // (the CLI's argument parser takes it for an option), which broke one run in 64.
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
     logger.info({ path: file }, 'generated an admin token (ADMIN_TOKEN was not set)');
   }
   chmodSync(file, 0o600);
