@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../store/audit.js';
-import { type Command, type Group, integer, noPositionals, str } from './command.js';
+import { type Command, commonUsage, type Group, integer, noPositionals, str } from './command.js';
 import { json, table } from './output.js';
 
 const USAGE = `Usage: forecourt audit-log [options]
@@ -14,14 +14,7 @@ Options:
   --until ISO       entries before this time
   --limit N         at most N entries (default 50, at most 500)
 
-Common options:
-  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
-  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
-  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
-  --insecure      do not verify the service's TLS certificate
-  --json          print the entries as JSON
-  -h, --help      show this help
-`;
+${commonUsage('print the entries as JSON')}`;
 
 type Entry = AuditRecord;
 

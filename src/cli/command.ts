@@ -87,3 +87,15 @@ export async function idsForCodes(client: AdminClient, codes: string[]): Promise
   }
   return codes.map((code) => byCode.get(code.toLowerCase())!);
 }
+
+/** The options every admin command takes, for the end of each group's usage text. */
+export function commonUsage(json = 'print the response data as JSON'): string {
+  return `Common options:
+  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
+  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
+  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
+  --insecure      do not verify the service's TLS certificate
+  --json          ${json}
+  -h, --help      show this help
+`;
+}

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   type Command,
   type Context,
+  commonUsage,
   type Group,
   idsForCodes,
   looksLikeId,
@@ -32,14 +33,7 @@ Fields (create and update):
                                     an empty value ("") clears the field
   --metadata JSON                   a JSON object
 
-Common options:
-  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
-  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
-  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
-  --insecure      do not verify the service's TLS certificate
-  --json          print the response data as JSON
-  -h, --help      show this help
-`;
+${commonUsage()}`;
 
 const TEXT_FIELDS: [option: string, field: string][] = [
   ['company-name', 'companyName'],

@@ -2,6 +2,7 @@ import type { AdminClient } from './admin-client.js';
 import {
   type Command,
   type Context,
+  commonUsage,
   type DealerRef,
   type Group,
   idsForCodes,
@@ -37,14 +38,7 @@ Options:
   --root-codes CODE,... the same, by location code
   --rate-limit N|none   requests per minute for this partner (none: the service's default)
 
-Common options:
-  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
-  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
-  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
-  --insecure      do not verify the service's TLS certificate
-  --json          print the response data as JSON
-  -h, --help      show this help
-`;
+${commonUsage()}`;
 
 type Access = { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
 

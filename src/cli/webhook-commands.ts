@@ -1,4 +1,12 @@
-import { type Command, type Context, integer, noPositionals, onePositional, str } from './command.js';
+import {
+  type Command,
+  type Context,
+  commonUsage,
+  integer,
+  noPositionals,
+  onePositional,
+  str,
+} from './command.js';
 import { json, keyValues, table } from './output.js';
 
 const USAGE = `Usage: forecourt webhooks <command> [options]
@@ -11,14 +19,7 @@ Commands:
                                   cannot resume it (only enable can)
   enable ID                       deliver again, from where it stopped
 
-Common options:
-  --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
-  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
-  --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
-  --insecure      do not verify the service's TLS certificate
-  --json          print the response data as JSON
-  -h, --help      show this help
-`;
+${commonUsage()}`;
 
 interface Endpoint {
   id: string;
