@@ -88,16 +88,26 @@ export const int = (min: number, max: number) =>
 // 0.30000000000000004), but the value itself used to go to the database unrounded. So a price of
 // 1e-9 passed "> 0" and was stored as 0.00, and a noisy price differed from the stored numeric(12,2)
 // on every resend: outcome "updated" and a new updatedAt each time. The value is now rounded to the
-// cent first, and the bounds apply to what is stored.
+// cent before it is stored.
+// Fix (fuzzer, seed 741894028): the tolerance was absolute (1e-6 of a cent), so a fuel consumption
+// of -2.5e-323 or 5.000000001 passed as "2 decimals" and was stored as 0 or 5: a value below the
+// documented minimum, or one with 9 decimals, cut without a word. The tolerance is now relative, a
+// few units in the last place of value × 100: what arithmetic on a 2-decimal amount leaves behind,
+// never a decimal a client wrote. And the bounds apply to the value as sent, as the document says.
 const toCents = (v: number) => Math.round(v * 100) / 100;
+const twoDecimals = (v: number) => {
+  const cents = v * 100;
+  return Math.abs(Math.round(cents) - cents) <= Math.abs(cents) * 4 * Number.EPSILON;
+};
+
 export const decimal = (min: number, max: number, exclusiveMin = false) =>
   z
     .number({ error: 'must be a number' })
-    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, 'must have at most 2 decimals')
-    .transform(toCents)
     .refine((v) => (exclusiveMin ? v > min : v >= min) && v <= max, {
       message: `must be ${exclusiveMin ? 'greater than' : 'at least'} ${min} and at most ${max}`,
     })
+    .refine(twoDecimals, 'must have at most 2 decimals')
+    .transform(toCents)
     // The bounds in the document; "2 decimals" is said, not given as multipleOf 0.01, which
     // validators judge in binary floating point (19.99 would fail there).
     .meta({

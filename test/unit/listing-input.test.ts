@@ -17,7 +17,7 @@ test('a body becomes the flat write: aliases folded, location nested or flat, EU
     schema.parse({
       title: '  Golf  ',
       fuelType: 'Benzine',
-      price: 19.999999999,
+      price: 19.99 + 0.02, // 20.009999999999998: floating-point noise, not a decimal the client wrote
       location: { city: 'Gent', latitude: 51.05 },
       postalCode: '9000',
       historyReport: '12345678901',
@@ -29,7 +29,7 @@ test('a body becomes the flat write: aliases folded, location nested or flat, EU
   );
   assert.equal(write.values.title, 'Golf');
   assert.equal(write.values.fuelType, 'petrol');
-  assert.equal(write.values.price, 20);
+  assert.equal(write.values.price, 20.01);
   assert.equal(write.values.currency, 'EUR');
   assert.equal(write.values.city, 'Gent');
   assert.equal(write.values.postalCode, '9000');
@@ -52,6 +52,16 @@ test('each rule refuses with a message that says what it accepts', () => {
   assert.match(issuesOf({ title: 'x', vin: 'abc' })[0]!, /^vin: 17 characters/);
   assert.match(issuesOf({ title: 'x', price: 12.345 })[0]!, /^price: must have at most 2 decimals/);
   assert.match(issuesOf({ title: 'x', price: 0 })[0]!, /^price: must be greater than 0/);
+  // Below the minimum however small, and decimals however far out, are refused, never cut.
+  assert.match(
+    issuesOf({ title: 'x', fuelConsumption: -2.5e-323 })[0]!,
+    /^fuelConsumption: must be at least 0/,
+  );
+  assert.match(issuesOf({ title: 'x', fuelConsumption: 5.000000001 })[0]!, /must have at most 2 decimals/);
+  assert.match(issuesOf({ title: 'x', price: 1e-9 })[0]!, /^price: must have at most 2 decimals/);
+  // What arithmetic leaves on a 2-decimal amount is not a decimal the client wrote.
+  assert.deepEqual(issuesOf({ title: 'x', price: 0.1 + 0.2, fuelConsumption: 19.99 }), []);
+  assert.deepEqual(issuesOf({ title: 'x', price: 9_999_999.99, fuelConsumption: 100 }), []);
   assert.match(issuesOf({ title: 'x', firstRegistration: '2026-07' })[0]!, /must not be in the future/);
   assert.match(
     issuesOf({ title: 'x', historyReportUrl: 'https://evil.example/x' })[0]!,
