@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
@@ -11,6 +11,7 @@ import { healthRoutes } from './api/health/index.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import type { Config } from './config.js';
 import { type ProblemError, problem } from './domain/errors.js';
+import type { RequestRecorder } from './domain/request-records/recorder.js';
 import { answerClientError, answerFrameworkError, watchRequestLine } from './http/client-error.js';
 import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
@@ -27,7 +28,9 @@ export const BODY_LIMIT = 5 * 1024 * 1024;
 
 /** The use cases the routes call (compose.ts builds them). */
 export type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
-  Omit<AdminApi, 'rateLimits' | 'metrics' | 'adminToken'>;
+  Omit<AdminApi, 'rateLimits' | 'metrics' | 'adminToken'> & { requestRecorder: RequestRecorder };
+
+const PARTNER_API = '/api/external/v1';
 
 export interface AppOptions {
   config: Config;
@@ -171,7 +174,38 @@ export async function buildApp({
     const labels = { method: request.method, route, status };
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
+    if (request.url.startsWith(`${PARTNER_API}/`))
+      recordPartnerRequest(request, status, route, reply.elapsedTime);
   });
+
+  // Per partner: a metric series each, and the request records (failures and usage) the partner
+  // and the operator read. Recording only appends to memory; the recorder writes in batches.
+  const recorder = useCases.requestRecorder;
+  recorder.onDropped((n) => metrics.requestRecordsDropped.inc(n));
+  recorder.start();
+  app.addHook('onClose', () => recorder.stop());
+  function recordPartnerRequest(
+    request: FastifyRequest,
+    status: number,
+    route: string,
+    durationMs: number,
+  ): void {
+    const partnerId = request.caller?.partnerId ?? null;
+    metrics.partnerRequests.inc({ partner: partnerId ?? 'none', class: `${Math.floor(status / 100)}xx` });
+    if (request.partner)
+      metrics.partnerInfo.set({ partner: request.partner.id, name: request.partner.name }, 1);
+    recorder.record({
+      requestId: request.id,
+      partnerId,
+      key: request.caller?.key ?? null,
+      method: request.method,
+      route: documentedRoute(route, request.url),
+      status,
+      problem: request.problem,
+      durationMs,
+      items: request.bulkOutcome,
+    });
+  }
   app.addHook('onSend', async (_request, reply) => {
     // Connections finishing a request while draining close after it, so shutdown is not held
     // up by clients keeping connections alive.
@@ -200,6 +234,16 @@ export async function buildApp({
       draining = true;
     },
   });
+}
+
+/**
+ * The route as the OpenAPI document writes it (`/listings/{listing}`); for a path no route
+ * matched, the path as sent (its first 200 characters, marked when cut).
+ */
+function documentedRoute(route: string, url: string): string {
+  if (route !== 'unmatched') return route.slice(PARTNER_API.length).replace(/:(\w+)/g, '{$1}') || '/';
+  const path = url.split('?')[0]!.slice(PARTNER_API.length);
+  return path.length > 200 ? `${path.slice(0, 200)}… (${path.length} characters)` : path;
 }
 
 /**

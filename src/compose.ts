@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import { listingView } from './api/external/v1/listing-view.js';
 import { listingSchema } from './api/schemas/resources.js';
 import type { Config } from './config.js';
@@ -10,6 +10,8 @@ import { listingReads } from './domain/listing-query.js';
 import { listingWrites } from './domain/listing-writes/index.js';
 import { locationReads } from './domain/locations.js';
 import { partnerAdmin } from './domain/partners.js';
+import { requestRecordReads } from './domain/request-records/reads.js';
+import { requestRecorder } from './domain/request-records/recorder.js';
 import { webhookDispatcher } from './domain/webhooks/dispatcher.js';
 import { webhookAdmin } from './domain/webhooks/endpoints.js';
 import { webhookPoster } from './outbound/webhook-post.js';
@@ -20,11 +22,14 @@ import { listingReadStore } from './store/listings-read.js';
 import { listingWriteStore } from './store/listings-write.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { partnerStore } from './store/partners.js';
+import { requestRecordStore } from './store/request-records.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
 import { webhookStore } from './store/webhooks.js';
 
 /** How often an instance looks for endpoints with changes to deliver. */
 const WEBHOOK_POLL_MS = 200;
+/** How often an instance writes the request records it holds. */
+const REQUEST_RECORDS_FLUSH_MS = 1_000;
 
 /**
  * The composition root: every use case built once, over exactly the stores and settings it
@@ -44,6 +49,8 @@ export function compose(
      * make a partner's request wait for a connection); `db` when unset.
      */
     deliveryDb?: Db;
+    /** Where background work (the request recorder) logs; silent when unset. */
+    logger?: Logger;
   },
 ) {
   const readDb = options.readDb ?? db;
@@ -68,6 +75,17 @@ export function compose(
   // Webhooks read on the primary: a delivery's horizon and its page must come from one database.
   const primaryHorizon = readDb === db ? syncHorizon : syncHorizonStore(db, db, settleMs);
   const view = listingView(listingBaseUrl);
+  const records = requestRecordStore(db);
+  const recorder = requestRecorder({
+    store: records,
+    logger: options.logger ?? pino({ enabled: false }),
+    options: {
+      retentionDays: config.REQUEST_RECORDS_RETENTION_DAYS,
+      failuresPerMinute: config.REQUEST_RECORDS_PER_MINUTE,
+      flushMs: REQUEST_RECORDS_FLUSH_MS,
+      maxBuffered: 20_000,
+    },
+  });
   return {
     listings: listingReads({
       dealers,
@@ -93,6 +111,9 @@ export function compose(
     dealers: dealerAdmin({ db, dealers, audit }),
     partners: partnerAdmin({ db, partners, dealers, audit }),
     auditLog: { list: audit.list.bind(audit) },
+    /** Keeps failed requests and per-partner usage (the app records, starts and stops it). */
+    requestRecorder: recorder,
+    requestRecords: requestRecordReads({ store: records, flush: recorder.flush, cursors }),
     webhooks: webhookAdmin({
       db,
       store: webhooks,

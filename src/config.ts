@@ -80,6 +80,10 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: int(1_000, 30_000).default(10_000),
   // Deliveries one instance runs at once; 0: this instance delivers none (the others do).
   WEBHOOK_CONCURRENCY: int(0, 500).default(16),
+  // Failed partner requests and per-minute usage are kept this many days; 0: none are kept.
+  REQUEST_RECORDS_RETENTION_DAYS: int(0, 365).default(7),
+  // Failed requests kept one by one per partner and minute (per instance); the rest are counted.
+  REQUEST_RECORDS_PER_MINUTE: int(1, 100_000).default(1_000),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

@@ -94,6 +94,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       cursorKey,
       readDb,
       deliveryDb,
+      logger: logger.child({ component: 'request-records' }),
       publicOrigin: `https://${host}:${config.PORT}`,
     });
     const app = await buildApp({

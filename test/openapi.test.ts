@@ -43,6 +43,8 @@ describe('the OpenAPI document', () => {
       'GET /locations',
       'GET /locations/{id}/listings',
       'GET /reference/enums',
+      'GET /requests',
+      'GET /requests/{requestId}',
       'GET /webhooks',
       'GET /webhooks/{id}',
       'GET /webhooks/{id}/deliveries',

@@ -61,7 +61,7 @@ export async function requestWork(
   secret: string,
   path: string,
 ): Promise<void> {
-  const record = await useCases.authentication.identify(secret).catch(() => {
+  const { record } = await useCases.authentication.identify(secret).catch(() => {
     throw new Error('bench secret not found: was the dataset loaded into this database?');
   });
   const partner = await useCases.authentication.partnerOf(record);

@@ -1,24 +1,37 @@
 import type { AuditStore } from '../store/audit.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { PartnerRecord, PartnerStore } from '../store/partners.js';
+import type { KeyState } from '../store/request-records.js';
 import { type Access, isScope, type Partner } from './access.js';
 import { ProblemError } from './errors.js';
 import { hashSecret, isWellFormedSecret } from './secrets.js';
 
-export type FailureReason = 'missing' | 'malformed' | 'unknown';
+/** Why a secret was refused; `retired` and `disabled` name the partner the secret belongs to. */
+export type FailureReason = 'missing' | 'malformed' | 'unknown' | 'retired' | 'disabled';
 
-/** A 401 of partner authentication, with the reason kept for metrics and the audit log. */
+/** Whose secret was sent, when the secret names a partner (even a retired or disabled one). */
+export interface Caller {
+  partnerId: string;
+  key: KeyState;
+}
+
+/** A 401 of partner authentication, with the reason (and the partner) kept for metrics and logs. */
 export class AuthFailure extends ProblemError {
   constructor(
     readonly reason: FailureReason,
     message: string,
+    readonly caller?: Caller,
   ) {
     super('UNAUTHORIZED', message);
   }
 }
 
+// One answer for all three (decisions.md): the partner is told to get a current secret.
+const NOT_RECOGNIZED =
+  'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.';
+
 export interface AuthenticationDeps {
-  partners: Pick<PartnerStore, 'findBySecretHash' | 'touch'>;
+  partners: Pick<PartnerStore, 'findSecret' | 'touch'>;
   dealers: Pick<DealerStore, 'subtree'>;
   audit: Pick<AuditStore, 'recordAuthFailure'>;
 }
@@ -32,7 +45,7 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
   const lastTouched = new Map<string, number>();
 
   /** The partner of a presented secret, or an AuthFailure saying why not. */
-  async function identify(secret: string | undefined): Promise<PartnerRecord> {
+  async function identify(secret: string | undefined): Promise<{ record: PartnerRecord; caller: Caller }> {
     if (!secret) {
       throw new AuthFailure(
         'missing',
@@ -48,14 +61,12 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
         'The API secret is malformed: it is not an fc_ secret of the issued length, or its checksum does not match (a truncated or mistyped secret). Copy it again exactly as issued.',
       );
     }
-    const record = await deps.partners.findBySecretHash(hashSecret(secret));
-    if (!record) {
-      throw new AuthFailure(
-        'unknown',
-        'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
-      );
-    }
-    return record;
+    const found = await deps.partners.findSecret(hashSecret(secret));
+    if (!found) throw new AuthFailure('unknown', NOT_RECOGNIZED);
+    const caller = { partnerId: found.record.id, key: found.key };
+    if (found.key === 'retired') throw new AuthFailure('retired', NOT_RECOGNIZED, caller);
+    if (found.record.disabled) throw new AuthFailure('disabled', NOT_RECOGNIZED, caller);
+    return { record: found.record, caller };
   }
 
   /** The partner as requests see it: its scopes and every dealer profile it may see. */

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isGlobal, type Partner, type Scope } from '../domain/access.js';
-import { AuthFailure, type PartnerAuthentication } from '../domain/authentication.js';
+import { AuthFailure, type Caller, type PartnerAuthentication } from '../domain/authentication.js';
 import { problem } from '../domain/errors.js';
 import { safeEqual } from '../domain/secrets.js';
 import type { Metrics } from './metrics.js';
@@ -9,10 +9,17 @@ import type { RateLimits } from './rate-limit.js';
 declare module 'fastify' {
   interface FastifyRequest {
     partner?: Partner;
+    /** Whose secret the request sent, set even when it was refused (request records, metrics). */
+    caller?: Caller;
+    /** A bulk upsert's items written (created or updated) and refused, for the request records. */
+    bulkOutcome?: { written: number; failed: number };
   }
   interface FastifyContextConfig {
-    /** The scope a partner route needs (all of them, when several); every partner route names one. */
-    scope?: Scope | readonly Scope[];
+    /**
+     * The scope a partner route needs (all of them, when several; one of them, with anyOf);
+     * every partner route names one.
+     */
+    scope?: Scope | readonly Scope[] | { anyOf: readonly Scope[] };
   }
 }
 
@@ -45,12 +52,13 @@ export function partnerAuth({
   metrics: Pick<Metrics, 'authFailures'>;
 }) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    let record: Awaited<ReturnType<PartnerAuthentication['identify']>>;
+    let identified: Awaited<ReturnType<PartnerAuthentication['identify']>>;
     try {
-      record = await authentication.identify(presentedSecret(request));
+      identified = await authentication.identify(presentedSecret(request));
     } catch (error) {
       if (error instanceof AuthFailure) {
-        metrics.authFailures.inc({ reason: error.reason });
+        request.caller = error.caller;
+        metrics.authFailures.inc({ reason: error.reason, partner: error.caller?.partnerId ?? 'none' });
         // An address past its failure limit gets 429 for further failures; a valid secret from
         // it still works (decisions.md: partners behind one NAT must not lock each other out).
         // A malformed secret fails before any lookup; a well-formed one costs one indexed query.
@@ -58,23 +66,31 @@ export function partnerAuth({
         await rateLimits.authFailed(request.ip);
         // Not awaited: the 401 must not wait on (or fail with) the audit write.
         authentication
-          .recordFailure({ requestId: request.id, clientIp: request.ip, reason: error.reason })
+          .recordFailure({
+            requestId: request.id,
+            clientIp: request.ip,
+            reason: error.reason,
+            partnerId: error.caller?.partnerId,
+          })
           .catch((auditError: unknown) => request.log.warn({ err: auditError }, 'audit write failed'));
       }
       throw error;
     }
+    const { record } = identified;
+    request.caller = identified.caller;
     await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
     // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
     request.partner = await authentication.partnerOf(record);
     const config = request.routeOptions.config.scope;
+    const anyOf = typeof config === 'object' && 'anyOf' in config;
     const needed: readonly Scope[] =
-      config === undefined ? [] : typeof config === 'string' ? [config] : config;
-    const missing = needed.filter((scope) => !record.scopes.includes(scope));
-    if (missing.length) {
-      const names = needed.map((scope) => `"${scope}"`).join(' and ');
+      config === undefined ? [] : typeof config === 'string' ? [config] : anyOf ? config.anyOf : config;
+    const has = (scope: Scope) => record.scopes.includes(scope);
+    if (needed.length && !(anyOf ? needed.some(has) : needed.every(has))) {
+      const names = needed.map((scope) => `"${scope}"`).join(anyOf ? ' or ' : ' and ');
       throw problem(
         'INSUFFICIENT_SCOPE',
-        `This operation needs the scope${needed.length > 1 ? 's' : ''} ${names}; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
+        `This operation needs the scope${needed.length > 1 && !anyOf ? 's' : ''} ${names}; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
       );
     }
     await authentication.touch(record.id);

@@ -26,8 +26,27 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
     }),
     rateLimited: new Counter({
       name: 'forecourt_rate_limit_rejections_total',
-      help: 'Requests refused with 429: kind "partner" (per-partner limit) or "auth_failures" (per client address)',
-      labelNames: ['kind'] as const,
+      help: 'Requests refused with 429: kind "partner" (per-partner limit) or "auth_failures" (per client address), by partner id ("none" when no partner is known)',
+      labelNames: ['kind', 'partner'] as const,
+      registers: [registry],
+    }),
+    // Partner labels are partner ids: the operator creates partners, so the series stay as few as
+    // the partners (a client cannot add one); "none" holds requests that name no partner.
+    partnerRequests: new Counter({
+      name: 'forecourt_partner_requests_total',
+      help: 'Partner API requests answered, by partner id and status class (2xx, 3xx, 4xx, 5xx)',
+      labelNames: ['partner', 'class'] as const,
+      registers: [registry],
+    }),
+    partnerInfo: new Gauge({
+      name: 'forecourt_partner_info',
+      help: 'Always 1: the name of each partner id seen by this instance, to join on the partner label',
+      labelNames: ['partner', 'name'] as const,
+      registers: [registry],
+    }),
+    requestRecordsDropped: new Counter({
+      name: 'forecourt_request_records_dropped_total',
+      help: 'Request records not written because the database was unreachable for too long (the buffer was full)',
       registers: [registry],
     }),
     rateLimitFallbacks: new Counter({
@@ -37,8 +56,8 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
     }),
     authFailures: new Counter({
       name: 'forecourt_auth_failures_total',
-      help: 'Partner requests refused with 401, by reason',
-      labelNames: ['reason'] as const,
+      help: 'Partner requests refused with 401, by reason and by the partner the secret belongs to ("none" when it names none)',
+      labelNames: ['reason', 'partner'] as const,
       registers: [registry],
     }),
     webhookAttempts: new Counter({

@@ -48,7 +48,7 @@ export function rateLimits(options: RateLimitOptions) {
       reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
       reply.header('RateLimit-Reset', String(resetS));
       if (count > limit) {
-        options.metrics.rateLimited.inc({ kind: 'partner' });
+        options.metrics.rateLimited.inc({ kind: 'partner', partner: partnerId });
         throw rateLimited(
           resetS,
           `Rate limit of ${limit} requests a minute exceeded for this partner; retry after ${resetS} s.`,
@@ -65,7 +65,7 @@ export function rateLimits(options: RateLimitOptions) {
         blocked.delete(address);
         return;
       }
-      options.metrics.rateLimited.inc({ kind: 'auth_failures' });
+      options.metrics.rateLimited.inc({ kind: 'auth_failures', partner: 'none' });
       const retryS = secondsUntil(until, at);
       throw rateLimited(
         retryS,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from './db.js';
+import type { KeyState } from './request-records.js';
 
 export interface PartnerRecord {
   id: string;
@@ -114,7 +115,9 @@ export function partnerStore(db: Queryable) {
 
     /**
      * Replaces the partner's secret. Old secrets stop working at once, or after `graceSeconds`
-     * when the operator asked for an overlap so the partner can roll out the new one.
+     * when the operator asked for an overlap so the partner can roll out the new one. Their
+     * hashes stay (expired): a request still sending one is then attributed to the partner as
+     * "retired", not lost among unknown secrets.
      */
     async rotateSecret(
       id: string,
@@ -122,21 +125,12 @@ export function partnerStore(db: Queryable) {
       graceSeconds: number,
       tx: Queryable = db,
     ): Promise<void> {
-      if (graceSeconds > 0) {
-        await tx.query(
-          'ExpireSecrets',
-          `UPDATE partner_secrets SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2))
-           WHERE partner_id = $1`,
-          [id, graceSeconds],
-        );
-        await tx.query(
-          'DropExpiredSecrets',
-          'DELETE FROM partner_secrets WHERE partner_id = $1 AND expires_at <= now()',
-          [id],
-        );
-      } else {
-        await tx.query('DropSecrets', 'DELETE FROM partner_secrets WHERE partner_id = $1', [id]);
-      }
+      await tx.query(
+        'ExpireSecrets',
+        `UPDATE partner_secrets SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2))
+         WHERE partner_id = $1`,
+        [id, graceSeconds],
+      );
       await tx.query(
         'InsertSecret',
         'INSERT INTO partner_secrets (secret_hash, partner_id) VALUES ($1, $2)',
@@ -144,15 +138,24 @@ export function partnerStore(db: Queryable) {
       );
     },
 
-    /** The enabled partner owning this secret hash, if the secret is current. */
-    async findBySecretHash(secretHash: Buffer, tx: Queryable = db): Promise<PartnerRecord | undefined> {
+    /**
+     * The partner a secret hash was issued to, current or not, with which of its secrets it is:
+     * the current one, the previous one in its grace period, or one retired by a rotation.
+     */
+    async findSecret(
+      secretHash: Buffer,
+      tx: Queryable = db,
+    ): Promise<{ record: PartnerRecord; key: KeyState } | undefined> {
       const rows = await tx.query(
         'FindPartnerBySecret',
-        `SELECT ${COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM partner_secrets s JOIN partners p ON p.id = s.partner_id
-         WHERE s.secret_hash = $1 AND (s.expires_at IS NULL OR s.expires_at > now()) AND NOT p.disabled`,
+        `SELECT ${COLUMNS.replace(/(\w+)/g, 'p.$1')},
+           CASE WHEN s.expires_at IS NULL THEN 'current' WHEN s.expires_at > now() THEN 'previous'
+                ELSE 'retired' END AS key
+         FROM partner_secrets s JOIN partners p ON p.id = s.partner_id WHERE s.secret_hash = $1`,
         [secretHash],
       );
-      return rows[0] ? toRecord(rows[0]) : undefined;
+      const row = rows[0];
+      return row ? { record: toRecord(row), key: row.key as KeyState } : undefined;
     },
 
     /** Records use at most once a minute per partner, so reads do not turn into a write each. */

@@ -123,6 +123,11 @@ export const swaggerOptions: SwaggerOptions = {
       },
       { name: 'Locations', description: 'Dealer locations (profiles) in your access scope.' },
       { name: 'Reference', description: 'Allowed values of enumerated fields.' },
+      {
+        name: 'Requests',
+        description:
+          'Your failed requests, kept for days: why an answer was an error, found by its request id.',
+      },
     ],
     components: {
       securitySchemes: {
@@ -148,7 +153,9 @@ export const swaggerOptions: SwaggerOptions = {
       return { schema: { hide: true }, url };
     }
     const method = String(route.method);
-    const config = (route.config ?? {}) as DocumentedRoute & { scope?: string | readonly string[] };
+    const config = (route.config ?? {}) as DocumentedRoute & {
+      scope?: string | readonly string[] | { anyOf: readonly string[] };
+    };
     const source = { ...(document.schema as Json) };
     if (config.documentedBody) source.body = config.documentedBody;
     const { schema } = zodTransform({ ...document, schema: source });
@@ -167,8 +174,12 @@ export const swaggerOptions: SwaggerOptions = {
     const write = method !== 'GET';
     out.operationId = operationId(method, path);
     if (config.scope) {
-      const scopes = [config.scope].flat().map((scope) => `\`${scope}\``);
-      const line = `Scope${scopes.length > 1 ? 's' : ''}: ${scopes.join(' and ')}.`;
+      const { scope } = config;
+      const anyOf = typeof scope === 'object' && 'anyOf' in scope ? scope.anyOf : undefined;
+      const scopes = (anyOf ?? [scope].flat()).map((name) => `\`${name}\``);
+      const line = anyOf
+        ? `Scope: ${scopes.join(' or ')}.`
+        : `Scope${scopes.length > 1 ? 's' : ''}: ${scopes.join(' and ')}.`;
       out.description = [out.description, line].filter(Boolean).join('\n\n');
     }
     // Added to the finished document (transformObject): a body that is a $ref loses extra keys here.
@@ -257,6 +268,8 @@ function operationId(method: string, path: string): string {
     'POST /webhooks/:id/test': 'testWebhookEndpoint',
     'POST /webhooks/:id/resume': 'resumeWebhookEndpoint',
     'GET /webhooks/:id/deliveries': 'listWebhookDeliveries',
+    'GET /requests': 'listRequests',
+    'GET /requests/:requestId': 'getRequest',
   };
   const id = known[`${method} ${path}`];
   if (!id) throw new Error(`No operationId for ${method} ${path}: add it to src/api/openapi/document.ts`);

@@ -1,5 +1,6 @@
 import { ENUMS } from '../../domain/enums.js';
 import { ERROR_CODES, type ErrorCodeName } from './error-codes.js';
+import { REQUEST_RESPONSE_EXAMPLES } from './request-examples.js';
 import { WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
 
 /**
@@ -265,6 +266,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<number, Record<string, Exa
     },
   },
   ...WEBHOOK_RESPONSE_EXAMPLES,
+  ...REQUEST_RESPONSE_EXAMPLES,
 };
 
 /** One realistic refusal per error code: the message and issues the service really writes. */

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DealerAdmin } from '../../../domain/dealers.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
+import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
 import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { adminAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
@@ -11,6 +12,7 @@ import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { metricsAdminRoutes } from './metrics.js';
 import { partnerAdminRoutes } from './partners.js';
+import { requestAdminRoutes } from './requests.js';
 import { webhookAdminRoutes } from './webhooks.js';
 
 /** What the operator API uses. */
@@ -20,6 +22,7 @@ export interface AdminApi {
   partners: PartnerAdmin;
   webhooks: WebhookAdmin;
   auditLog: Pick<AuditStore, 'list'>;
+  requestRecords: RequestRecordReads;
   rateLimits: RateLimits;
   metrics: Metrics;
 }
@@ -34,5 +37,6 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
     await app.register(metricsAdminRoutes(api.metrics.registry));
     await app.register(auditAdminRoutes(api.auditLog));
     await app.register(webhookAdminRoutes(api.webhooks));
+    await app.register(requestAdminRoutes(api.requestRecords));
   };
 }

@@ -3,6 +3,7 @@ import type { PartnerAuthentication } from '../../../domain/authentication.js';
 import type { ListingReads } from '../../../domain/listing-query.js';
 import type { ListingWrites } from '../../../domain/listing-writes/index.js';
 import type { LocationReads } from '../../../domain/locations.js';
+import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
 import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { partnerAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
@@ -13,6 +14,7 @@ import { listingWriteRoutes } from './listing-writes.js';
 import { listingRoutes } from './listings.js';
 import { locationRoutes } from './locations.js';
 import { referenceRoutes } from './reference.js';
+import { requestRecordRoutes } from './requests.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** What the partner API uses: its use cases, and the HTTP layer's limits and metrics. */
@@ -22,6 +24,7 @@ export interface ExternalApi {
   locations: LocationReads;
   writes: ListingWrites;
   webhooks: WebhookAdmin;
+  requestRecords: RequestRecordReads;
   /** Where a listing's public page is: `listingUrl` is this plus its slug. */
   listingBaseUrl: string;
   rateLimits: RateLimits;
@@ -43,6 +46,7 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     await app.register(listingWriteRoutes(api.writes, api.metrics));
     await app.register(locationRoutes(api.locations, api.listings, view));
     await app.register(webhookRoutes(api.webhooks));
+    await app.register(requestRecordRoutes(api.requestRecords));
     await app.register(referenceRoutes);
   };
 }

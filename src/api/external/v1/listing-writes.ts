@@ -131,7 +131,13 @@ export function listingWriteRoutes(
           return { index, body, reference };
         });
         const { results, errors } = await writes.upsert(partner, raw, { dryRun });
-        if (!dryRun) countBulkOutcomes(metrics, results, errors.length);
+        if (!dryRun) {
+          countBulkOutcomes(metrics, results, errors.length);
+          request.bulkOutcome = {
+            written: results.filter((r) => r.outcome === 'created' || r.outcome === 'updated').length,
+            failed: errors.length,
+          };
+        }
         return {
           data: { successCount: results.length, errorCount: errors.length, results, errors },
           meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) },

@@ -1,0 +1,55 @@
+/**
+ * Examples of the request-record operations for the reference page. test/openapi.test.ts
+ * validates each against the schema it illustrates.
+ */
+
+type Example = { summary: string; value: unknown };
+
+const record = {
+  requestId: 'sync-2026-11-25-0042',
+  at: '2026-11-25T09:14:03.118Z',
+  method: 'PUT',
+  route: '/listings/{listing}',
+  status: 422,
+  code: 'VALIDATION_FAILED',
+  message: 'The listing has 2 invalid fields: fuelType, price.',
+  issues: [
+    {
+      path: 'fuelType',
+      message:
+        '"steam" is not allowed; allowed: petrol, diesel, electric, hybrid, plug_in_hybrid, lpg, cng, hydrogen, other',
+      code: 'invalid_value',
+    },
+    { path: 'price', message: 'must have at most 2 decimals', code: 'custom' },
+  ],
+  issueCount: 2,
+  durationMs: 4.2,
+  key: 'current',
+};
+
+const retired = {
+  requestId: '0c9e4f1a-7b2d-4e8c-a5f3-6d1b9e2c7a40',
+  at: '2026-11-25T08:01:40.502Z',
+  method: 'GET',
+  route: '/listings',
+  status: 401,
+  code: 'UNAUTHORIZED',
+  message:
+    'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
+  issues: [],
+  issueCount: 0,
+  durationMs: 1.1,
+  key: 'retired',
+};
+
+export const REQUEST_RESPONSE_EXAMPLES: Record<string, Record<number, Record<string, Example>>> = {
+  listRequests: {
+    200: {
+      failures: {
+        summary: 'A refused write, and a client still sending a secret a rotation retired',
+        value: { data: [record, retired], pagination: { pageSize: 50, hasMore: false } },
+      },
+    },
+  },
+  getRequest: { 200: { failure: { summary: 'Why a request failed', value: { data: record } } } },
+};

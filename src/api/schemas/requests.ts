@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE, USAGE_WINDOWS } from '../../domain/request-records/reads.js';
+import { ERROR_CODES } from '../openapi/error-codes.js';
+import { dateTimeParam, positiveIntParam, textParam } from './query.js';
+
+/** A failed request as its partner sees it (GET /requests). */
+export const requestRecordSchema = z
+  .object({
+    requestId: z.string().describe('The X-Request-Id of the answer (yours, when you sent one).'),
+    at: z.string().describe('When the request arrived.'),
+    method: z.string(),
+    route: z
+      .string()
+      .describe(
+        'The operation as this document writes its path (/listings/{listing}); for a path no operation has, the path as sent (its first 200 characters).',
+      ),
+    status: z.number().int(),
+    code: z.string().nullable().describe('The error code of the answer.'),
+    message: z.string().nullable().describe('The error message of the answer.'),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string(), code: z.string() }))
+      .describe('The first 10 issues of the answer.'),
+    issueCount: z.number().int().describe('How many issues the answer had (issues holds the first 10).'),
+    durationMs: z.number(),
+    key: z
+      .enum(['current', 'previous', 'retired'])
+      .nullable()
+      .describe(
+        'Which of your secrets was sent: the current one, the previous one during its grace period, or one a rotation retired (refused with 401). null: none identified you.',
+      ),
+  })
+  .meta({ id: 'RequestRecord' });
+
+const STATUS_PATTERN = /^\s*([45]\d\d|[45]xx)\s*$/i;
+
+/** GET /requests, for the partner and (with partnerId) the operator. */
+export const requestRecordQuery = z.object({
+  status: z
+    .string()
+    .regex(STATUS_PATTERN, 'must be a status from 400 to 599 (429) or a class (4xx, 5xx)')
+    .transform((v) => v.trim().toLowerCase())
+    .optional()
+    .describe('Only this status (429) or class (4xx, 5xx).'),
+  code: textParam(64)
+    .refine((v) => v.toUpperCase() in ERROR_CODES, {
+      message: `must be an error code: ${Object.keys(ERROR_CODES).join(', ')}`,
+    })
+    .optional()
+    .describe('Only this error code (VALIDATION_FAILED; any letter case).'),
+  since: dateTimeParam
+    .optional()
+    .describe('Only requests at or after this ISO 8601 instant (2026-11-25T10:00:00Z, or a date).'),
+  pageSize: positiveIntParam
+    .optional()
+    .describe(`Records per page (default ${DEFAULT_RECORD_PAGE}; above ${MAX_RECORD_PAGE} is clamped).`),
+  cursor: z.string().max(1000).optional().describe('pagination.nextCursor of the previous page.'),
+});
+
+export const recordPagination = z.object({
+  pageSize: z.number().int(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().optional().describe('Send back as cursor for the next (older) page.'),
+});
+
+export const requestRecordPageSchema = z.object({
+  data: z.array(requestRecordSchema),
+  pagination: recordPagination,
+});
+
+const counts = {
+  requests: z.number().int(),
+  clientErrors: z.number().int().describe('Answers 4xx (429 included).'),
+  serverErrors: z.number().int().describe('Answers 5xx.'),
+  rateLimited: z.number().int().describe('Answers 429.'),
+  itemsWritten: z.number().int().describe('Bulk-upsert items created or updated.'),
+  itemsFailed: z.number().int().describe('Bulk-upsert items refused.'),
+  failuresNotKept: z
+    .number()
+    .int()
+    .describe('Failures counted but not kept one by one (over the per-minute limit of records).'),
+};
+
+/** A partner's traffic over 24 hours or 7 days (the operator's console). */
+export const usageSchema = z.object({
+  window: z.enum(Object.keys(USAGE_WINDOWS) as [keyof typeof USAGE_WINDOWS]),
+  bucketMinutes: z.number().int(),
+  since: z.string(),
+  totals: z.object(counts),
+  buckets: z.array(z.object({ start: z.string(), ...counts })),
+  topErrorCodes: z.array(z.object({ code: z.string(), status: z.number().int(), count: z.number().int() })),
+});

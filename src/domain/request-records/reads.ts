@@ -1,0 +1,182 @@
+import type { FailureFilter, FailureRecord, RequestRecordStore } from '../../store/request-records.js';
+import { NO_PARTNER } from '../../store/request-records.js';
+import { type CursorCodec, fingerprint } from '../cursor.js';
+import { problem } from '../errors.js';
+
+export const DEFAULT_RECORD_PAGE = 50;
+export const MAX_RECORD_PAGE = 200;
+
+/** The filters of a request-record list, as the query gives them. */
+export interface RecordQuery {
+  /** An exact status (`429`) or a class (`4xx`, `5xx`). */
+  status?: string | undefined;
+  code?: string | undefined;
+  since?: string | undefined;
+  pageSize?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export const USAGE_WINDOWS = {
+  '24h': { hours: 24, bucketMinutes: 60 },
+  '7d': { hours: 168, bucketMinutes: 360 },
+};
+export type UsageWindow = keyof typeof USAGE_WINDOWS;
+
+function statusRange(status: string | undefined): FailureFilter['status'] {
+  if (status === undefined) return undefined;
+  const cls = /^([45])xx$/i.exec(status);
+  if (cls) return { min: Number(cls[1]) * 100, max: Number(cls[1]) * 100 + 99 };
+  return { min: Number(status), max: Number(status) };
+}
+
+/** What a partner sees of one of its failed requests. */
+export function failureView(record: FailureRecord) {
+  return {
+    requestId: record.requestId,
+    at: record.at,
+    method: record.method,
+    route: record.route,
+    status: record.status,
+    code: record.code,
+    message: record.message,
+    issues: record.issues,
+    issueCount: record.issueCount,
+    durationMs: record.durationMs,
+    key: record.key,
+  };
+}
+
+/** The operator's view adds whose request it was. */
+export function operatorFailureView(record: FailureRecord) {
+  return {
+    ...failureView(record),
+    partner: record.partnerId ? { id: record.partnerId, name: record.partnerName } : null,
+  };
+}
+
+/**
+ * Reading request records: a partner its own failed requests, the operator anyone's and the
+ * per-partner usage. Each read first writes what this instance still holds, so a request that
+ * has just failed is there when its partner asks (other instances write within a second).
+ */
+export function requestRecordReads(deps: {
+  store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes'>;
+  flush: () => Promise<void>;
+  cursors: CursorCodec;
+  now?: () => number;
+}) {
+  const now = deps.now ?? Date.now;
+
+  async function page(scope: FailureFilter & { scopeKey: string }, query: RecordQuery) {
+    const pageSize = Math.min(query.pageSize ?? DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE);
+    const filter: FailureFilter = {
+      ...(scope.partnerId === undefined ? {} : { partnerId: scope.partnerId }),
+      status: statusRange(query.status),
+      ...(query.code === undefined ? {} : { code: query.code.toUpperCase() }),
+      ...(query.since === undefined ? {} : { since: query.since }),
+    };
+    const print = `requests:${fingerprint({ scope: scope.scopeKey, status: query.status, code: filter.code, since: query.since })}`;
+    const before = query.cursor === undefined ? null : deps.cursors.decode(query.cursor, print);
+    await deps.flush();
+    const rows = await deps.store.failures(filter, pageSize + 1, before?.id ?? null);
+    const shown = rows.slice(0, pageSize);
+    const hasMore = rows.length > pageSize;
+    const last = shown[shown.length - 1];
+    return {
+      shown,
+      pagination: {
+        pageSize,
+        hasMore,
+        ...(hasMore && last ? { nextCursor: deps.cursors.encode({ ts: last.at, id: last.id }, print) } : {}),
+      },
+    };
+  }
+
+  async function newest(filter: FailureFilter): Promise<FailureRecord> {
+    await deps.flush();
+    const [found] = await deps.store.failures(filter, 1, null);
+    if (!found) {
+      throw problem(
+        'NOT_FOUND',
+        `No failed request with id "${filter.requestId}" is on record. Only failed requests (4xx and 5xx) are kept, for a limited time; a request that succeeded has no record.`,
+      );
+    }
+    return found;
+  }
+
+  return {
+    /** A partner's failed requests, newest first. */
+    async ofPartner(partnerId: string, query: RecordQuery) {
+      const { shown, pagination } = await page({ partnerId, scopeKey: partnerId }, query);
+      return { data: shown.map(failureView), pagination };
+    },
+    /** One of the partner's failed requests by its id (the newest, if the partner reused the id). */
+    async oneOfPartner(partnerId: string, requestId: string) {
+      return failureView(await newest({ partnerId, requestId }));
+    },
+    /** Any partner's failed requests (`partnerId` "none": those that named no partner). */
+    async ofAny(query: RecordQuery & { partnerId?: string | undefined }) {
+      const partnerId = query.partnerId === 'none' ? null : query.partnerId;
+      const { shown, pagination } = await page(
+        { ...(partnerId === undefined ? {} : { partnerId }), scopeKey: query.partnerId ?? '*' },
+        query,
+      );
+      return { data: shown.map(operatorFailureView), pagination };
+    },
+    async oneOfAny(requestId: string) {
+      return operatorFailureView(await newest({ requestId }));
+    },
+    /** Requests, errors and items per bucket over the window, with totals and the top error codes. */
+    async usage(partnerId: string | null, window: UsageWindow) {
+      const { hours, bucketMinutes } = USAGE_WINDOWS[window];
+      const bucketMs = bucketMinutes * 60_000;
+      const end = Math.ceil(now() / bucketMs) * bucketMs;
+      const start = end - hours * 3_600_000;
+      const since = new Date(start).toISOString();
+      await deps.flush();
+      const id = partnerId ?? NO_PARTNER;
+      const [rows, topCodes] = await Promise.all([
+        deps.store.usage(id, since, bucketMinutes),
+        deps.store.topCodes(id, since, 10),
+      ]);
+      const byStart = new Map(rows.map((row) => [row.start, row]));
+      // Every bucket, empty ones as zeros: a chart's gaps are then real quiet, not missing rows.
+      const buckets = [];
+      for (let t = start; t < end; t += bucketMs) {
+        const at = new Date(t).toISOString();
+        buckets.push(byStart.get(at) ?? { ...zero(), start: at });
+      }
+      const totals = buckets.reduce((sum, b) => {
+        for (const k of COUNTS) sum[k] += b[k];
+        return sum;
+      }, zero());
+      const { start: _unused, ...sums } = totals;
+      return { window, bucketMinutes, since, totals: sums, buckets, topErrorCodes: topCodes };
+    },
+  };
+}
+
+const COUNTS = [
+  'requests',
+  'clientErrors',
+  'serverErrors',
+  'rateLimited',
+  'itemsWritten',
+  'itemsFailed',
+  'failuresNotKept',
+] as const;
+
+function zero() {
+  return {
+    start: '',
+    requests: 0,
+    clientErrors: 0,
+    serverErrors: 0,
+    rateLimited: 0,
+    itemsWritten: 0,
+    itemsFailed: 0,
+    failuresNotKept: 0,
+  };
+}
+
+export type RequestRecordReads = ReturnType<typeof requestRecordReads>;

@@ -1,0 +1,203 @@
+import type { Queryable } from './db.js';
+
+/** Requests no partner could be identified for are counted under this id in partner_usage. */
+export const NO_PARTNER = '00000000-0000-0000-0000-000000000000';
+
+export type KeyState = 'current' | 'previous' | 'retired';
+
+export interface FailureInput {
+  at: string;
+  requestId: string;
+  partnerId: string | null;
+  key: KeyState | null;
+  method: string;
+  route: string;
+  status: number;
+  code: string | null;
+  message: string | null;
+  issues: { path: string; message: string; code: string }[];
+  issueCount: number;
+  durationMs: number;
+}
+
+export interface FailureRecord extends FailureInput {
+  /** Row id: the order of arrival, and the cursor's position. */
+  id: string;
+  partnerName: string | null;
+}
+
+export interface UsageInput {
+  partnerId: string;
+  minute: string;
+  requests: number;
+  clientErrors: number;
+  serverErrors: number;
+  rateLimited: number;
+  itemsWritten: number;
+  itemsFailed: number;
+  failuresNotKept: number;
+}
+
+export interface FailureFilter {
+  /** undefined: every partner's (the operator's view); null: requests with no partner. */
+  partnerId?: string | null;
+  status?: { min: number; max: number };
+  code?: string;
+  since?: string;
+  requestId?: string;
+}
+
+const FAILURE_COLUMNS = `f.id::text AS id, f.at, f.request_id, f.partner_id, p.name AS partner_name, f.key,
+  f.method, f.route, f.status, f.code, f.message, f.issues, f.issue_count, f.duration_ms`;
+
+function toFailure(row: Record<string, unknown>): FailureRecord {
+  return {
+    id: row.id as string,
+    at: (row.at as Date).toISOString(),
+    requestId: row.request_id as string,
+    partnerId: (row.partner_id as string | null) ?? null,
+    partnerName: (row.partner_name as string | null) ?? null,
+    key: (row.key as KeyState | null) ?? null,
+    method: row.method as string,
+    route: row.route as string,
+    status: Number(row.status),
+    code: (row.code as string | null) ?? null,
+    message: (row.message as string | null) ?? null,
+    issues: row.issues as FailureInput['issues'],
+    issueCount: Number(row.issue_count),
+    durationMs: Number(row.duration_ms),
+  };
+}
+
+/** Failed requests and per-minute usage: written in batches, read newest first, deleted by age. */
+export function requestRecordStore(db: Queryable) {
+  return {
+    /** One statement for a whole batch. */
+    async insertFailures(batch: FailureInput[]): Promise<void> {
+      if (!batch.length) return;
+      await db.query(
+        'InsertRequestFailures',
+        `INSERT INTO request_failures
+           (at, request_id, partner_id, key, method, route, status, code, message, issues, issue_count, duration_ms)
+         SELECT r.at, r."requestId", r."partnerId", r.key, r.method, r.route, r.status, r.code, r.message,
+                coalesce(r.issues, '[]'::jsonb), r."issueCount", r."durationMs"
+         FROM jsonb_to_recordset($1::jsonb) AS r(at timestamptz, "requestId" text, "partnerId" uuid, key text,
+           method text, route text, status smallint, code text, message text, issues jsonb,
+           "issueCount" integer, "durationMs" real)`,
+        [JSON.stringify(batch)],
+      );
+    },
+
+    /** Adds a batch of per-minute counts to what other instances (or earlier batches) counted. */
+    async addUsage(batch: UsageInput[]): Promise<void> {
+      if (!batch.length) return;
+      await db.query(
+        'AddPartnerUsage',
+        `INSERT INTO partner_usage AS u
+           (partner_id, minute, requests, client_errors, server_errors, rate_limited, items_written,
+            items_failed, failures_not_kept)
+         SELECT r."partnerId", r.minute, r.requests, r."clientErrors", r."serverErrors", r."rateLimited",
+                r."itemsWritten", r."itemsFailed", r."failuresNotKept"
+         FROM jsonb_to_recordset($1::jsonb) AS r("partnerId" uuid, minute timestamptz, requests integer,
+           "clientErrors" integer, "serverErrors" integer, "rateLimited" integer, "itemsWritten" integer,
+           "itemsFailed" integer, "failuresNotKept" integer)
+         ON CONFLICT (partner_id, minute) DO UPDATE SET
+           requests = u.requests + excluded.requests,
+           client_errors = u.client_errors + excluded.client_errors,
+           server_errors = u.server_errors + excluded.server_errors,
+           rate_limited = u.rate_limited + excluded.rate_limited,
+           items_written = u.items_written + excluded.items_written,
+           items_failed = u.items_failed + excluded.items_failed,
+           failures_not_kept = u.failures_not_kept + excluded.failures_not_kept`,
+        [JSON.stringify(batch)],
+      );
+    },
+
+    /** Newest first, after (older than) the row id `before`. */
+    async failures(filter: FailureFilter, limit: number, before: string | null): Promise<FailureRecord[]> {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const add = (sql: (p: string) => string, value: unknown) => {
+        params.push(value);
+        where.push(sql(`$${params.length}`));
+      };
+      if (filter.partnerId === null) where.push('f.partner_id IS NULL');
+      else if (filter.partnerId !== undefined) add((p) => `f.partner_id = ${p}`, filter.partnerId);
+      if (filter.status) {
+        add((p) => `f.status >= ${p}`, filter.status.min);
+        add((p) => `f.status <= ${p}`, filter.status.max);
+      }
+      if (filter.code !== undefined) add((p) => `f.code = ${p}`, filter.code);
+      if (filter.since !== undefined) add((p) => `f.at >= ${p}::timestamptz`, filter.since);
+      if (filter.requestId !== undefined) add((p) => `f.request_id = ${p}`, filter.requestId);
+      if (before !== null) add((p) => `f.id < ${p}::bigint`, before);
+      params.push(limit);
+      const rows = await db.query(
+        'ListRequestFailures',
+        `SELECT ${FAILURE_COLUMNS} FROM request_failures f LEFT JOIN partners p ON p.id = f.partner_id
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY f.id DESC LIMIT $${params.length}`,
+        params,
+      );
+      return rows.map(toFailure);
+    },
+
+    /** Per-bucket sums over [since, now) for one partner (or NO_PARTNER); buckets of `bucketMinutes`. */
+    async usage(partnerId: string, since: string, bucketMinutes: number) {
+      const rows = await db.query(
+        'PartnerUsage',
+        `SELECT to_timestamp(floor(extract(epoch FROM minute) / ($3 * 60)) * ($3 * 60)) AS bucket,
+                sum(requests)::bigint AS requests, sum(client_errors)::bigint AS client_errors,
+                sum(server_errors)::bigint AS server_errors, sum(rate_limited)::bigint AS rate_limited,
+                sum(items_written)::bigint AS items_written, sum(items_failed)::bigint AS items_failed,
+                sum(failures_not_kept)::bigint AS failures_not_kept
+         FROM partner_usage WHERE partner_id = $1 AND minute >= $2::timestamptz
+         GROUP BY bucket ORDER BY bucket`,
+        [partnerId, since, bucketMinutes],
+      );
+      return rows.map((row) => ({
+        start: (row.bucket as Date).toISOString(),
+        requests: Number(row.requests),
+        clientErrors: Number(row.client_errors),
+        serverErrors: Number(row.server_errors),
+        rateLimited: Number(row.rate_limited),
+        itemsWritten: Number(row.items_written),
+        itemsFailed: Number(row.items_failed),
+        failuresNotKept: Number(row.failures_not_kept),
+      }));
+    },
+
+    /** The most frequent error codes of a partner's failures since a time. */
+    async topCodes(partnerId: string, since: string, limit: number) {
+      const rows = await db.query(
+        'TopErrorCodes',
+        `SELECT coalesce(code, 'NONE') AS code, status, count(*)::bigint AS n
+         FROM request_failures WHERE partner_id = $1 AND at >= $2::timestamptz
+         GROUP BY code, status ORDER BY n DESC, code LIMIT $3`,
+        [partnerId, since, limit],
+      );
+      return rows.map((row) => ({
+        code: row.code as string,
+        status: Number(row.status),
+        count: Number(row.n),
+      }));
+    },
+
+    /** Deletes records older than `cutoff`, at most `limit` failures per call; how many went. */
+    async deleteBefore(cutoff: string, limit: number): Promise<number> {
+      const failures = await db.query<{ n: string }>(
+        'DeleteOldRequestFailures',
+        `WITH old AS (SELECT id FROM request_failures WHERE at < $1::timestamptz ORDER BY at LIMIT $2),
+              gone AS (DELETE FROM request_failures f USING old WHERE f.id = old.id RETURNING 1)
+         SELECT count(*)::text AS n FROM gone`,
+        [cutoff, limit],
+      );
+      await db.query('DeleteOldPartnerUsage', 'DELETE FROM partner_usage WHERE minute < $1::timestamptz', [
+        cutoff,
+      ]);
+      return Number(failures[0]?.n ?? 0);
+    },
+  };
+}
+
+export type RequestRecordStore = ReturnType<typeof requestRecordStore>;
