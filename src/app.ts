@@ -12,6 +12,7 @@ import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import type { Config } from './config.js';
 import { type ProblemError, problem } from './domain/errors.js';
 import type { RequestRecorder } from './domain/request-records/recorder.js';
+import { callerAttribution } from './http/auth.js';
 import { answerClientError, answerFrameworkError, watchRequestLine } from './http/client-error.js';
 import { registerErrorHandling } from './http/errors.js';
 import { checkingInterval } from './http/listener.js';
@@ -174,8 +175,6 @@ export async function buildApp({
     const labels = { method: request.method, route, status };
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
-    if (request.url.startsWith(`${PARTNER_API}/`))
-      recordPartnerRequest(request, status, route, reply.elapsedTime);
   });
 
   // Per partner: a metric series each, and the request records (failures and usage) the partner
@@ -184,6 +183,17 @@ export async function buildApp({
   recorder.onDropped((n) => metrics.requestRecordsDropped.inc(n));
   recorder.start();
   app.addHook('onClose', () => recorder.stop());
+  // On send, not on response: a partner that reads GET /requests the moment its answer arrives
+  // must find the record there (onResponse may run after the client has read the answer).
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.url.startsWith(`${PARTNER_API}/`)) return;
+    recordPartnerRequest(
+      request,
+      reply.statusCode,
+      request.routeOptions.url ?? 'unmatched',
+      reply.elapsedTime,
+    );
+  });
   function recordPartnerRequest(
     request: FastifyRequest,
     status: number,
@@ -212,7 +222,13 @@ export async function buildApp({
     if (draining) reply.header('Connection', 'close');
   });
 
-  registerErrorHandling(app as unknown as FastifyInstance);
+  const attribute = callerAttribution({
+    authentication: useCases.authentication,
+    rateLimits: rateLimits.limits,
+  });
+  registerErrorHandling(app as unknown as FastifyInstance, async (request) => {
+    if (request.url.startsWith(`${PARTNER_API}/`)) await attribute(request);
+  });
   registerMethodNotAllowed(app as unknown as FastifyInstance);
   await registerOpenApi(app as unknown as FastifyInstance);
   await app.register(healthRoutes(databases, () => draining));
@@ -241,7 +257,11 @@ export async function buildApp({
  * matched, the path as sent (its first 200 characters, marked when cut).
  */
 function documentedRoute(route: string, url: string): string {
-  if (route !== 'unmatched') return route.slice(PARTNER_API.length).replace(/:(\w+)/g, '{$1}') || '/';
+  if (route !== 'unmatched') {
+    const path = route.slice(PARTNER_API.length);
+    // PUT and DELETE name their parameter externalReference; the document calls it {listing}.
+    return path === '/listings/:externalReference' ? '/listings/{listing}' : path.replace(/:(\w+)/g, '{$1}');
+  }
   const path = url.split('?')[0]!.slice(PARTNER_API.length);
   return path.length > 200 ? `${path.slice(0, 200)}… (${path.length} characters)` : path;
 }

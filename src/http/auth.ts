@@ -98,6 +98,31 @@ export function partnerAuth({
 }
 
 /**
+ * Whose secret a request to a path no partner route matched carries, so its 404 is on that
+ * partner's record too (a misspelt path is a common "why did it fail?"). Never refuses: the 404 is
+ * the answer. The lookup is the one authentication makes, throttled the same way: none from an
+ * address past its failure limit, and an unknown secret counts as a failure.
+ */
+export function callerAttribution({
+  authentication,
+  rateLimits,
+}: {
+  authentication: PartnerAuthentication;
+  rateLimits: RateLimits;
+}) {
+  return async function attribute(request: FastifyRequest): Promise<void> {
+    try {
+      rateLimits.assertNotBlocked(request.ip);
+      request.caller = (await authentication.identify(presentedSecret(request))).caller;
+    } catch (error) {
+      if (!(error instanceof AuthFailure)) return;
+      request.caller = error.caller;
+      if (error.reason === 'unknown') await rateLimits.authFailed(request.ip).catch(() => {});
+    }
+  };
+}
+
+/**
  * The operator's bearer token for /api/admin routes, compared in constant time. Failures are
  * throttled per address like partners' (the token is the key to everything); the right token
  * from a throttled address still works.

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError, problem, zodIssues } from '../domain/errors.js';
 import { DbError, TransactionTimeoutError } from '../store/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -58,7 +58,11 @@ declare module 'fastify' {
 }
 
 /** One error handler renders every error envelope; the HTTP status and body never disagree. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  /** Runs before a path no route matched is answered (the app attributes it to a partner). */
+  beforeNotFound?: (request: FastifyRequest) => Promise<void>,
+): void {
   app.setErrorHandler((error, request, reply) => {
     const answer = toProblem(error);
     request.problem = answer;
@@ -76,7 +80,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.status(answer.status).send(answer.body(request.id));
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(beforeNotFound ? { preHandler: beforeNotFound } : {}, (request, reply) => {
     const path = request.url.split('?')[0]!;
     const allowed = app.allowedMethods(path);
     const answer = allowed.length

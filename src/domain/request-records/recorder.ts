@@ -167,21 +167,25 @@ export function requestRecorder(deps: {
     while ((await deps.store.deleteBefore(cutoff, RETENTION_BATCH)) === RETENTION_BATCH) {}
   }
 
-  /** Writes what is buffered (one write at a time); retention runs every ten minutes. */
-  function tick(): Promise<void> {
-    flushing ??= (async () => {
-      try {
-        if (failures.length || usage.size) await writeBatch();
-        if (now() - lastRetention >= RETENTION_EVERY_MS) {
-          lastRetention = now();
-          await enforceRetention();
-        }
-      } catch (error) {
-        deps.logger.warn({ err: error, buffered: failures.length }, 'request records not written yet');
-      } finally {
-        flushing = undefined;
+  async function write(): Promise<void> {
+    try {
+      if (failures.length || usage.size) await writeBatch();
+      if (now() - lastRetention >= RETENTION_EVERY_MS) {
+        lastRetention = now();
+        await enforceRetention();
       }
-    })();
+    } catch (error) {
+      deps.logger.warn({ err: error, buffered: failures.length }, 'request records not written yet');
+    }
+  }
+
+  /** Writes what is buffered, one write at a time; retention runs every ten minutes. */
+  function tick(): Promise<void> {
+    // Cleared in a callback, never inside write(): a write that finishes at once must not leave
+    // `flushing` set to its settled promise (every later tick would then return it and write nothing).
+    flushing ??= write().finally(() => {
+      flushing = undefined;
+    });
     return flushing;
   }
 

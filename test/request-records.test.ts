@@ -1,0 +1,421 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { requestRecorder } from '../src/domain/request-records/recorder.js';
+import { requestRecordStore } from '../src/store/request-records.js';
+import {
+  ALL_SCOPES,
+  bootApp,
+  createPartner,
+  createTree,
+  EXT,
+  listingBody,
+  type TestApp,
+  type Tree,
+  unique,
+} from './helpers/app.js';
+
+/**
+ * Request records: every failed partner request kept with its partner and key, per-minute usage,
+ * read by the partner (GET /requests) and by the operator; written off the request path.
+ */
+
+const ADMIN = '/api/admin/v1';
+type Partner = { id: string; secret: string };
+
+describe('request records: what a partner sees of its own failed requests', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let acme: Partner;
+  let other: Partner;
+
+  before(async () => {
+    app = await bootApp();
+    tree = await createTree(app);
+    acme = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES, name: unique('Acme') });
+    other = await createPartner(app, { roots: [tree.ids.B!], scopes: ALL_SCOPES });
+  });
+  after(() => app.close());
+
+  const requests = (partner: Partner, query = '') =>
+    app.call('GET', `${EXT}/requests${query}`, { secret: partner.secret });
+
+  test('a refused write is there at once, with its code, issues, route and key; a success is not', async () => {
+    const id = unique('sync-run');
+    const refused = await app.call('PUT', `${EXT}/listings/${unique('ref')}`, {
+      secret: acme.secret,
+      headers: { 'x-request-id': id },
+      body: listingBody({ dealerLocationCode: tree.codes.A1, fuelType: 'steam', price: 12.345 }),
+    });
+    assert.equal(refused.status, 422);
+    const ok = await app.call('GET', `${EXT}/listings`, { secret: acme.secret });
+    assert.equal(ok.status, 200);
+
+    const page = await requests(acme);
+    assert.equal(page.status, 200);
+    const [newest] = page.body.data;
+    assert.deepEqual(
+      {
+        requestId: newest.requestId,
+        method: newest.method,
+        route: newest.route,
+        status: newest.status,
+        code: newest.code,
+        key: newest.key,
+        issueCount: newest.issueCount,
+        paths: newest.issues.map((i: { path: string }) => i.path).sort(),
+      },
+      {
+        requestId: id,
+        method: 'PUT',
+        route: '/listings/{listing}',
+        status: 422,
+        code: 'VALIDATION_FAILED',
+        key: 'current',
+        issueCount: 2,
+        paths: ['fuelType', 'price'],
+      },
+    );
+    assert.equal(newest.message, refused.body.error.message);
+    assert.ok(Date.parse(newest.at) <= Date.now() && newest.durationMs >= 0);
+    assert.ok(
+      !page.body.data.some((r: { requestId: string }) => r.requestId === ok.headers['x-request-id']),
+      'a request that succeeded has no record',
+    );
+
+    const one = await app.call('GET', `${EXT}/requests/${id}`, { secret: acme.secret });
+    assert.equal(one.status, 200);
+    assert.equal(one.body.data.requestId, id);
+    const success = await app.call('GET', `${EXT}/requests/${ok.headers['x-request-id']}`, {
+      secret: acme.secret,
+    });
+    assert.equal(success.status, 404);
+    assert.match(success.body.error.message, /Only failed requests \(4xx and 5xx\) are kept/);
+  });
+
+  test("a partner never sees another partner's records, listed or by id", async () => {
+    const id = unique('theirs');
+    const refused = await app.call('GET', `${EXT}/listings?colour=red`, {
+      secret: other.secret,
+      headers: { 'x-request-id': id },
+    });
+    assert.equal(refused.status, 400);
+    assert.equal((await app.call('GET', `${EXT}/requests/${id}`, { secret: other.secret })).status, 200);
+    assert.equal((await app.call('GET', `${EXT}/requests/${id}`, { secret: acme.secret })).status, 404);
+    const mine = await requests(acme, '?pageSize=200');
+    assert.ok(!mine.body.data.some((r: { requestId: string }) => r.requestId === id));
+  });
+
+  test('unmatched paths, scope refusals and rate limits are kept too, each with its route', async () => {
+    const reader = await createPartner(app, { roots: [tree.ids.A!], scopes: ['read:listings'] });
+    await app.call('GET', `${EXT}/listngs?x=1`, { secret: reader.secret });
+    await app.call('PUT', `${EXT}/listings/r1`, { secret: reader.secret, body: listingBody() });
+    const page = await requests(reader);
+    assert.deepEqual(
+      page.body.data.map((r: { route: string; status: number; code: string }) => [r.route, r.status, r.code]),
+      [
+        ['/listings/{listing}', 403, 'INSUFFICIENT_SCOPE'],
+        ['/listngs', 404, 'NOT_FOUND'],
+      ],
+    );
+  });
+
+  test('filters by status, class, code and time; pages with a cursor bound to partner and filters', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = unique(`bad-${i}`);
+      ids.push(id);
+      await app.call('GET', `${EXT}/listings?pageSize=-${i}`, {
+        secret: partner.secret,
+        headers: { 'x-request-id': id },
+      });
+    }
+    await app.call('GET', `${EXT}/locations/${tree.ids.B}`, { secret: partner.secret });
+    const only = async (query: string) =>
+      (await requests(partner, query)).body.data.map((r: { status: number }) => r.status);
+    assert.deepEqual(await only('?status=404'), [404]);
+    assert.deepEqual(await only('?status=4xx'), [404, 400, 400, 400]);
+    assert.deepEqual(await only('?status=5xx'), []);
+    assert.deepEqual(await only('?code=invalid_query'), [400, 400, 400]);
+    assert.deepEqual(await only(`?since=${new Date(Date.now() + 60_000).toISOString()}`), []);
+
+    // Newest first, one at a time, to the end.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await requests(
+        partner,
+        `?code=INVALID_QUERY&pageSize=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      assert.equal(page.status, 200);
+      seen.push(...page.body.data.map((r: { requestId: string }) => r.requestId));
+      cursor = page.body.pagination.nextCursor;
+      assert.equal(page.body.pagination.hasMore, cursor !== undefined);
+    } while (cursor);
+    assert.deepEqual(seen, [...ids].reverse());
+
+    const first = await requests(partner, '?pageSize=1');
+    const stolen = await requests(
+      acme,
+      `?pageSize=1&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`,
+    );
+    assert.equal(stolen.status, 400);
+    assert.equal(stolen.body.error.code, 'INVALID_QUERY');
+    for (const [query, path] of [
+      ['?status=200', 'query.status'],
+      ['?status=4XXX', 'query.status'],
+      ['?code=NOPE', 'query.code'],
+      ['?since=yesterday', 'query.since'],
+    ]) {
+      const bad = await requests(partner, query);
+      assert.equal(bad.status, 400, query);
+      assert.deepEqual(
+        bad.body.error.issues.map((i: { path: string }) => i.path),
+        [path],
+        query,
+      );
+    }
+  });
+
+  test('any read scope may read its records; a retired or previous secret is attributed to its partner', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ['write:listings'] });
+    const first = partner.secret;
+    // A rotation with a grace period: the first secret is "previous" until then.
+    const graced = await app.admin('POST', `/partners/${partner.id}/rotate-secret`, { graceSeconds: 3600 });
+    const previousId = unique('prev');
+    await app.call('GET', `${EXT}/listings/not-a-uuid`, {
+      secret: first,
+      headers: { 'x-request-id': previousId },
+    });
+    // A rotation without one retires both earlier secrets at once.
+    const current = await app.admin('POST', `/partners/${partner.id}/rotate-secret`, {});
+    const retiredId = unique('retired');
+    const refused = await app.call('GET', `${EXT}/listings`, {
+      secret: graced.secret,
+      headers: { 'x-request-id': retiredId },
+    });
+    assert.equal(refused.status, 401);
+    assert.match(refused.body.error.message, /not recognized/);
+
+    const page = await app.call('GET', `${EXT}/requests`, { secret: current.secret });
+    assert.equal(page.status, 200, 'write:listings alone may read its records');
+    const byId = new Map(page.body.data.map((r: { requestId: string }) => [r.requestId, r]));
+    assert.equal((byId.get(previousId) as { key: string }).key, 'previous');
+    assert.deepEqual(
+      [(byId.get(retiredId) as { key: string }).key, (byId.get(retiredId) as { status: number }).status],
+      ['retired', 401],
+    );
+
+    const audit = await app.admin('GET', `/audit-log?action=auth.failed&partnerId=${partner.id}`);
+    assert.equal(audit[0].details.reason, 'retired');
+    assert.equal(audit[0].requestId, retiredId);
+
+    const noScope = await createPartner(app, { roots: [tree.ids.A!], scopes: ['read:locations'] });
+    const refusedScope = await requests(noScope);
+    assert.equal(refusedScope.status, 403);
+    assert.match(refusedScope.body.error.message, /"read:listings" or "write:listings"/);
+  });
+
+  test('a disabled partner\'s requests are attributed to it (reason "disabled")', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    await app.admin('PATCH', `/partners/${partner.id}`, { disabled: true });
+    const id = unique('disabled');
+    const refused = await app.call('GET', `${EXT}/listings`, {
+      secret: partner.secret,
+      headers: { 'x-request-id': id },
+    });
+    assert.equal(refused.status, 401);
+    const record = await app.admin('GET', `/requests/${id}`);
+    assert.deepEqual([record.partner.id, record.key, record.status], [partner.id, 'current', 401]);
+    const audit = await app.admin('GET', `/audit-log?action=auth.failed&partnerId=${partner.id}`);
+    assert.equal(audit[0].details.reason, 'disabled');
+  });
+});
+
+describe('request records: the operator view, usage and metrics', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let acme: Partner;
+
+  before(async () => {
+    app = await bootApp();
+    tree = await createTree(app);
+    acme = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES, name: unique('Acme') });
+  });
+  after(() => app.close());
+
+  test("any partner's records with its name, and the requests that named no partner", async () => {
+    const id = unique('op');
+    await app.call('GET', `${EXT}/locations/${tree.ids.B}`, {
+      secret: acme.secret,
+      headers: { 'x-request-id': id },
+    });
+    const record = await app.admin('GET', `/requests/${id}`);
+    const partner = await app.admin('GET', `/partners/${acme.id}`);
+    assert.deepEqual(record.partner, { id: acme.id, name: partner.name });
+    const listed = await app.admin('GET', `/requests?partnerId=${acme.id}&status=404`);
+    assert.ok(listed.some((r: { requestId: string }) => r.requestId === id));
+
+    const anonymous = unique('anon');
+    await app.call('GET', `${EXT}/listings`, {
+      headers: { 'x-request-id': anonymous, 'x-api-key': `fc_${'A'.repeat(46)}` },
+    });
+    const none = await app.admin('GET', '/requests?partnerId=none');
+    const found = none.find((r: { requestId: string }) => r.requestId === anonymous);
+    assert.deepEqual([found.partner, found.key, found.status], [null, null, 401]);
+    const missing = await app.call('GET', `${ADMIN}/requests/${unique('nope')}`, {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+    });
+    assert.equal(missing.status, 404);
+  });
+
+  test('usage per bucket: requests, errors, rate limits and bulk items written; zeros where quiet', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    await app.admin('PATCH', `/partners/${partner.id}`, { rateLimitPerMinute: 5 });
+    const bulk = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+      secret: partner.secret,
+      body: [
+        { ...listingBody({ dealerLocationCode: tree.codes.A1 }), externalReference: unique('b1') },
+        { ...listingBody({ dealerLocationCode: tree.codes.A1 }), externalReference: unique('b2') },
+        { ...listingBody({ dealerLocationCode: tree.codes.A1, price: -1 }), externalReference: unique('b3') },
+      ],
+    });
+    assert.equal(bulk.status, 200);
+    const statuses = [bulk.status];
+    for (let i = 0; i < 6; i++)
+      statuses.push((await app.call('GET', `${EXT}/listings?nope=1`, { secret: partner.secret })).status);
+    // 1 bulk + 4 refused queries within the limit of 5, then 2 rate-limited (unless a minute turned).
+    const limited = statuses.filter((s) => s === 429).length;
+    assert.ok(limited >= 1, `statuses ${statuses}`);
+
+    const usage = await app.admin('GET', `/partners/${partner.id}/usage`);
+    assert.equal(usage.buckets.length, 24);
+    assert.equal(usage.bucketMinutes, 60);
+    assert.deepEqual(
+      {
+        requests: usage.totals.requests,
+        clientErrors: usage.totals.clientErrors,
+        serverErrors: usage.totals.serverErrors,
+        rateLimited: usage.totals.rateLimited,
+        itemsWritten: usage.totals.itemsWritten,
+        itemsFailed: usage.totals.itemsFailed,
+      },
+      {
+        requests: 7,
+        clientErrors: 6,
+        serverErrors: 0,
+        rateLimited: limited,
+        itemsWritten: 2,
+        itemsFailed: 1,
+      },
+    );
+    assert.equal(usage.buckets.at(-1).requests, 7, 'the last bucket is the current hour');
+    assert.deepEqual(
+      usage.topErrorCodes.map((c: { code: string }) => c.code).sort(),
+      limited === 6 ? ['RATE_LIMITED'] : ['INVALID_QUERY', 'RATE_LIMITED'],
+    );
+    const week = await app.admin('GET', `/partners/${partner.id}/usage?window=7d`);
+    assert.equal(week.buckets.length, 28);
+    assert.equal(week.totals.requests, 7);
+
+    const metrics = await app.call('GET', `${ADMIN}/metrics`, {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+    });
+    assert.match(
+      metrics.text,
+      new RegExp(`forecourt_partner_requests_total\\{partner="${partner.id}",class="4xx"\\} 6`),
+    );
+    assert.match(
+      metrics.text,
+      new RegExp(
+        `forecourt_rate_limit_rejections_total\\{kind="partner",partner="${partner.id}"\\} ${limited}`,
+      ),
+    );
+    assert.match(
+      metrics.text,
+      new RegExp(`forecourt_partner_info\\{partner="${partner.id}",name="[^"]+"\\} 1`),
+    );
+  });
+
+  test('records older than the retention are deleted (in batches), on both databases', async () => {
+    const store = requestRecordStore(app.running.db);
+    const id = unique('old');
+    await store.insertFailures([
+      {
+        at: new Date().toISOString(),
+        requestId: id,
+        partnerId: acme.id,
+        key: 'current',
+        method: 'GET',
+        route: '/listings',
+        status: 400,
+        code: 'INVALID_QUERY',
+        message: 'x',
+        issues: [],
+        issueCount: 0,
+        durationMs: 1,
+      },
+    ]);
+    assert.equal((await store.failures({ requestId: id }, 5, null)).length, 1);
+    // A recorder whose clock is 8 days ahead: with 7 days of retention, that record is too old.
+    const later = requestRecorder({
+      store,
+      logger: app.running.app.log as never,
+      options: { retentionDays: 7, failuresPerMinute: 10, flushMs: 60_000, maxBuffered: 10 },
+      now: () => Date.now() + 8 * 86_400_000,
+    });
+    await later.flush();
+    assert.equal((await store.failures({ requestId: id }, 5, null)).length, 0);
+  });
+});
+
+describe('request records: limits and failures of the recorder', () => {
+  test('past the per-minute limit, failures are counted, not kept; with retention 0 nothing is kept', async () => {
+    const app = await bootApp({ REQUEST_RECORDS_PER_MINUTE: '3' });
+    try {
+      const tree = await createTree(app);
+      const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+      for (let i = 0; i < 5; i++)
+        await app.call('GET', `${EXT}/listings?bad=${i}`, { secret: partner.secret });
+      const page = await app.call('GET', `${EXT}/requests`, { secret: partner.secret });
+      const usage = await app.admin('GET', `/partners/${partner.id}/usage`);
+      // Two minutes may have been crossed; either way, kept + not kept = 5.
+      assert.equal(page.body.data.length + usage.totals.failuresNotKept, 5);
+      assert.ok(page.body.data.length >= 3 && page.body.data.length <= 5);
+    } finally {
+      await app.close();
+    }
+    const off = await bootApp({ REQUEST_RECORDS_RETENTION_DAYS: '0' });
+    try {
+      const tree = await createTree(off);
+      const partner = await createPartner(off, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+      assert.equal((await off.call('GET', `${EXT}/listings?bad=1`, { secret: partner.secret })).status, 400);
+      const page = await off.call('GET', `${EXT}/requests`, { secret: partner.secret });
+      assert.deepEqual(page.body.data, []);
+    } finally {
+      await off.close();
+    }
+  });
+
+  test('a database that refuses the records fails no request; the records arrive once it is back', async () => {
+    const app = await bootApp();
+    try {
+      const tree = await createTree(app);
+      const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+      await app.running.db.exec('hide', 'ALTER TABLE request_failures RENAME TO request_failures_hidden');
+      const id = unique('while-down');
+      const refused = await app.call('GET', `${EXT}/listings?bad=1`, {
+        secret: partner.secret,
+        headers: { 'x-request-id': id },
+      });
+      assert.equal(refused.status, 400, 'the answer is the request’s own, not the recorder’s');
+      const reading = await app.call('GET', `${EXT}/listings`, { secret: partner.secret });
+      assert.equal(reading.status, 200);
+      await app.running.db.exec('show', 'ALTER TABLE request_failures_hidden RENAME TO request_failures');
+      const found = await app.call('GET', `${EXT}/requests/${id}`, { secret: partner.secret });
+      assert.equal(found.status, 200, 'kept in memory and written on the next flush');
+    } finally {
+      await app.close();
+    }
+  });
+});
