@@ -68,7 +68,7 @@ describe('health, metrics, limits against slow clients', () => {
       text,
       /forecourt_http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/api\/external\/v1\/listings",status="200"\}/,
     );
-    assert.match(text, /forecourt_auth_failures_total\{reason="malformed"\} [1-9]/);
+    assert.match(text, /forecourt_auth_failures_total\{reason="malformed",partner="none"\} [1-9]/);
     assert.match(text, /forecourt_process_resident_memory_bytes/);
     // Unknown paths are one series, not one per path.
     assert.doesNotMatch(text, /8f3a/);

@@ -284,6 +284,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your failed requests, newest first
+         * @description Every request of yours answered 4xx or 5xx (401s included, when the secret was one of yours), kept 7 days by default. Requests that succeeded are not listed.
+         *
+         *     Scope: `read:listings` or `write:listings`.
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your failed requests, by its request id
+         * @description The X-Request-Id of a failed answer (or the one you sent). 404 when no failed request of yours has that id: it succeeded, is older than the retention, or is not yours.
+         *
+         *     Scope: `read:listings` or `write:listings`.
+         */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reference/enums": {
         parameters: {
             query?: never;
@@ -545,6 +589,31 @@ export interface components {
                     code: string;
                 }[];
             };
+        };
+        RequestRecord: {
+            /** @description The X-Request-Id of the answer (yours, when you sent one). */
+            requestId: string;
+            /** @description When the request arrived. */
+            at: string;
+            method: string;
+            /** @description The operation as this document writes its path (/listings/{listing}); for a path no operation has, the path as sent (its first 200 characters). */
+            route: string;
+            status: number;
+            /** @description The error code of the answer. */
+            code: string | null;
+            /** @description The error message of the answer. */
+            message: string | null;
+            /** @description The first 10 issues of the answer. */
+            issues: {
+                path: string;
+                message: string;
+                code: string;
+            }[];
+            /** @description How many issues the answer had (issues holds the first 10). */
+            issueCount: number;
+            durationMs: number;
+            /** @description Which of your secrets was sent: the current one, the previous one during its grace period, or one a rotation retired (refused with 401). null: none identified you. */
+            key: ("current" | "previous" | "retired") | null;
         };
         WebhookEndpoint: {
             id: string;
@@ -4440,6 +4509,352 @@ export interface operations {
                             /** @description Send back as cursor for the next (older) page. */
                             nextCursor?: string;
                         };
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
+            400: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
+            401: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description `HTTPS_REQUIRED`: The request came over plain HTTP. Use https:// (and treat the secret as exposed if it was sent in clear).
+             *
+             *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
+             *
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             */
+            403: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
+            404: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
+            429: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
+            500: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
+            503: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description Only this status (429) or class (4xx, 5xx). */
+                status?: string;
+                /** @description Only this error code (VALIDATION_FAILED; any letter case). */
+                code?: string;
+                /** @description Only requests at or after this ISO 8601 instant (2026-11-25T10:00:00Z, or a date). */
+                since?: string;
+                /** @description Records per page (default 50; above 200 is clamped). */
+                pageSize?: number;
+                /** @description pagination.nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RequestRecord"][];
+                        pagination: {
+                            pageSize: number;
+                            hasMore: boolean;
+                            /** @description Send back as cursor for the next (older) page. */
+                            nextCursor?: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             */
+            400: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
+            401: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description `HTTPS_REQUIRED`: The request came over plain HTTP. Use https:// (and treat the secret as exposed if it was sent in clear).
+             *
+             *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
+             *
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             */
+            403: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
+            404: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
+            429: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
+            500: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
+            503: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The X-Request-Id of the answer (or the one you sent with the request). */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RequestRecord"];
                     };
                 };
             };
