@@ -94,7 +94,10 @@ describe('rate limits, in memory (one instance)', () => {
     const raised = await app.call('GET', '/api/external/v1/listings', { secret: limited.secret });
     assert.equal(raised.status, 200);
     assert.equal(raised.headers['ratelimit-limit'], '100');
-    assert.ok((await metric(app, `forecourt_rate_limit_rejections_total{kind="partner",partner="${limited.id}"}`)) >= 2);
+    assert.ok(
+      (await metric(app, `forecourt_rate_limit_rejections_total{kind="partner",partner="${limited.id}"}`)) >=
+        2,
+    );
   });
 
   test('a bulk upsert of 100 listings counts as one request', async () => {
@@ -134,7 +137,9 @@ describe('rate limits, in memory (one instance)', () => {
     // ...but a partner behind the same address (one NAT) is never locked out by them. (It was.)
     const valid = await app.call('GET', '/api/external/v1/listings', { secret: partner.secret });
     assert.equal(valid.status, 200, valid.text);
-    assert.ok((await metric(app, 'forecourt_rate_limit_rejections_total{kind="auth_failures",partner="none"}')) >= 2);
+    assert.ok(
+      (await metric(app, 'forecourt_rate_limit_rejections_total{kind="auth_failures",partner="none"}')) >= 2,
+    );
     assert.ok((await metric(app, 'forecourt_auth_failures_total{reason="malformed",partner="none"}')) >= 5);
     // Probes stay reachable, and so does the operator with the right token.
     assert.equal((await app.call('GET', '/healthz')).status, 200);
