@@ -1,6 +1,7 @@
 import { apiBaseUrl, createApi } from './api.js';
 import { listingMethods } from './listings.js';
 import { locationMethods, referenceMethods } from './locations.js';
+import { requestMethods } from './requests.js';
 import { createTransport } from './transport.js';
 import type { ClientOptions, ForecourtClient } from './types.js';
 import { webhookMethods } from './webhooks.js';
@@ -14,5 +15,6 @@ export function createClient(options: ClientOptions): ForecourtClient {
     locations: locationMethods(api),
     reference: referenceMethods(api),
     webhooks: webhookMethods(api),
+    requests: requestMethods(api),
   };
 }

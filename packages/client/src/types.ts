@@ -65,6 +65,9 @@ export type WebhookDeliveryPage = Ok<'listWebhookDeliveries'>;
 export type WebhookInput = Req<'createWebhookEndpoint'>;
 export type WebhookChange = Req<'updateWebhookEndpoint'>;
 export type WebhookDeliveryQuery = Query<'listWebhookDeliveries'>;
+export type RequestRecord = Schemas['RequestRecord'];
+export type RequestRecordPage = Ok<'listRequests'>;
+export type RequestRecordQuery = Query<'listRequests'>;
 /** What a delivery's body holds (verifyWebhook returns it). */
 export interface WebhookPayload {
   type: 'listings.changed' | 'ping';
@@ -273,5 +276,12 @@ export interface ForecourtClient {
     resume(id: string, resume?: { cursor?: string }, options?: CallOptions): Promise<WebhookEndpoint>;
     /** One page of the delivery log, newest first. */
     deliveries(id: string, query?: WebhookDeliveryQuery, options?: CallOptions): Promise<WebhookDeliveryPage>;
+  };
+  /** /requests: your failed requests, kept for days (needs read:listings or write:listings). */
+  requests: {
+    /** One page, newest first; filter by status (429, 4xx), code and since. */
+    list(query?: RequestRecordQuery, options?: CallOptions): Promise<RequestRecordPage>;
+    /** A failed request by its request id (ForecourtError 404 when none failed with that id). */
+    get(requestId: string, options?: CallOptions): Promise<RequestRecord>;
   };
 }
