@@ -15,10 +15,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { pgliteDataset, postgresDataset, sql } from './lib/datasets.js';
+import { pgliteDataset, postgresDataset, server, sql } from './lib/datasets.js';
 import {
   markdown,
+  type RecordsResult,
   type Run,
+  recordsMarkdown,
+  recordsTargets,
   targets,
   type WebhookResult,
   webhookMarkdown,
@@ -90,6 +93,28 @@ async function webhooks(listings: number): Promise<WebhookResult> {
   }
 }
 
+/** bench/request-records.ts on a fresh, empty database. */
+async function requestRecords(): Promise<RecordsResult> {
+  const name = 'bench_request_records';
+  await sql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await sql('postgres', `CREATE DATABASE ${name}`);
+  log('request records');
+  const child = spawnSync(
+    process.execPath,
+    [
+      ...tsx,
+      path.join(HERE, 'request-records.ts'),
+      '--database-url',
+      `${server}/${name}`,
+      ...(values.smoke ? ['--smoke'] : []),
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await sql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  if (child.status !== 0) throw new Error(`bench request-records failed (exit ${child.status})`);
+  return JSON.parse(child.stdout) as RecordsResult;
+}
+
 const LISTS = ['list-restricted', 'list-global'];
 const MAIN = [...LISTS, 'locations-500-with-counts', 'put-single', 'bulk-upsert-100'];
 const runs: Run[] = [];
@@ -110,6 +135,8 @@ if (values.smoke) {
   log(
     `webhooks (${hooks.endpoints} endpoints): p99 ${hooks.latency.one.p99} / ${hooks.latency.many.p99} ms, throughput ratio ${hooks.throughput.ratio}`,
   );
+  const records = await requestRecords();
+  log(`request records: p99 overhead ${records.p99OverheadMs} ms (smoke: not judged)`);
   log(`smoke passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } else {
   const pg1m = await postgresDataset('bench_1m', 1_000_000, false);
@@ -121,6 +148,7 @@ if (values.smoke) {
   runs.push(run('postgres-10k', { url: pg10k }, LISTS));
   runs.push(run('pglite-100k', { dir: lite100k }, MAIN));
   const hooks = await webhooks(100_000);
+  const records = await requestRecords();
 
   const versions = {
     node: process.version,
@@ -147,7 +175,8 @@ if (values.smoke) {
     durationS: Number(values.duration),
     runs,
     webhooks: hooks,
-    targets: [...targets(runs), ...webhookTargets(hooks)],
+    requestRecords: records,
+    targets: [...targets(runs), ...webhookTargets(hooks), ...recordsTargets(records)],
   };
   const dir = path.join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
@@ -156,4 +185,5 @@ if (values.smoke) {
   log(`wrote ${path.relative(process.cwd(), file)} in ${Math.round((Date.now() - started) / 1000)} s`);
   process.stdout.write(markdown(result));
   process.stdout.write(webhookMarkdown(hooks));
+  process.stdout.write(recordsMarkdown(records));
 }
