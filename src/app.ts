@@ -29,7 +29,7 @@ export const BODY_LIMIT = 5 * 1024 * 1024;
 
 /** The use cases the routes call (compose.ts builds them). */
 export type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
-  Omit<AdminApi, 'rateLimits' | 'metrics' | 'adminToken'> & { requestRecorder: RequestRecorder };
+  Omit<AdminApi, 'rateLimits' | 'metrics'> & { requestRecorder: RequestRecorder };
 
 const PARTNER_API = '/api/external/v1';
 
@@ -38,7 +38,6 @@ export interface AppOptions {
   useCases: AppUseCases;
   /** For the readiness probe and the pool metrics; `replica` when reads go to one. */
   databases: { primary: Db; replica?: Db | undefined };
-  adminToken: string;
   tls: TlsMaterial;
   logger: Logger;
 }
@@ -58,14 +57,7 @@ export type App = FastifyInstance & {
 };
 
 /** Builds the whole service as one Fastify app; server.ts starts it, tests build the very same. */
-export async function buildApp({
-  config,
-  useCases,
-  databases,
-  adminToken,
-  tls,
-  logger,
-}: AppOptions): Promise<App> {
+export async function buildApp({ config, useCases, databases, tls, logger }: AppOptions): Promise<App> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const app = Fastify({
     loggerInstance: logger,
@@ -237,7 +229,7 @@ export async function buildApp({
   await app.register(externalRoutes({ ...useCases, rateLimits: rateLimits.limits, metrics }), {
     prefix: '/api/external/v1',
   });
-  await app.register(adminRoutes({ ...useCases, adminToken, rateLimits: rateLimits.limits, metrics }), {
+  await app.register(adminRoutes({ ...useCases, rateLimits: rateLimits.limits, metrics }), {
     prefix: '/api/admin/v1',
   });
   await app.ready();

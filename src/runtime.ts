@@ -94,6 +94,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       cursorKey,
       readDb,
       deliveryDb,
+      adminToken,
       logger: logger.child({ component: 'request-records' }),
       publicOrigin: `https://${host}:${config.PORT}`,
     });
@@ -101,7 +102,6 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       config,
       useCases,
       databases: { primary: db, replica: readDb },
-      adminToken,
       tls,
       logger,
     });

@@ -385,3 +385,50 @@ test('webhooks: list, show with the delivery log, disable with a reason (the par
     await dispatcher.close();
   }
 });
+
+test('requests and operators: a partner failure found by its id and in usage; a named token signs the CLI in', async () => {
+  const partner = await cliJson<{ id: string; secret: string }>(
+    'partners',
+    'create',
+    '--name',
+    `Requests CLI ${sfx}`,
+    '--global',
+    '--scopes',
+    'write:listings',
+  );
+  const dispatcher = new Agent({
+    connect: { ca: readFileSync(path.join(dir, 'tls', 'localhost-cert.pem')) },
+  });
+  const requestId = `cli-${sfx}-failed`;
+  const refused = await httpsCall(running.url, dispatcher, 'PUT', '/api/external/v1/listings/CLI-1', {
+    headers: { authorization: `Bearer ${partner.secret}`, 'x-request-id': requestId },
+    body: { title: 'Golf', price: 1000, year: 1850 },
+  });
+  await dispatcher.close();
+  assert.equal(refused.status, 422);
+
+  const shown = await cli('requests', 'show', requestId);
+  assert.equal(shown.code, 0, shown.err);
+  assert.match(shown.out, new RegExp(`partner\\s+Requests CLI ${sfx} \\(${partner.id}\\)`));
+  assert.match(shown.out, /answer\s+422 VALIDATION_FAILED/);
+  assert.match(shown.out, /issue 1\s+year: must be between 1900/);
+  const listed = await cli('requests', 'list', '--partner', partner.id, '--status', '4xx');
+  assert.match(listed.out, /PUT \/listings\/\{listing\}\s+422\s+VALIDATION_FAILED/);
+  const usage = await cli('requests', 'usage', partner.id);
+  assert.match(usage.out, /^24h: 1 requests, 1 4xx \(0 rate-limited\), 0 5xx/);
+  const missing = await cli('requests', 'show', 'no-such-request');
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /NOT_FOUND/);
+
+  const created = await cli('operators', 'create', `Dana ${sfx}`);
+  assert.equal(created.code, 0, created.err);
+  const token = /Operator token:\s+(fco_[0-9a-f]{48})/.exec(created.out)?.[1];
+  assert.ok(token, created.out);
+  const whoami = await capture('operators', ['whoami', '--url', running.url, '--token', token], {
+    DATA_DIR: dir,
+  });
+  assert.equal(whoami.out, `Dana ${sfx} (${/Created operator token (\S+) /.exec(created.out)![1]})\n`);
+  const listedOps = await cli('operators', 'list');
+  assert.match(listedOps.out, new RegExp(`Dana ${sfx}`));
+  assert.ok(!listedOps.out.includes(token), 'a token is shown only when created');
+});

@@ -340,22 +340,25 @@ describe('request records: the operator view, usage and metrics', () => {
   test('records older than the retention are deleted (in batches), on both databases', async () => {
     const store = requestRecordStore(app.running.db);
     const id = unique('old');
-    await store.insertFailures([
-      {
-        at: new Date().toISOString(),
-        requestId: id,
-        partnerId: acme.id,
-        key: 'current',
-        method: 'GET',
-        route: '/listings',
-        status: 400,
-        code: 'INVALID_QUERY',
-        message: 'x',
-        issues: [],
-        issueCount: 0,
-        durationMs: 1,
-      },
-    ]);
+    await store.write(
+      [
+        {
+          at: new Date().toISOString(),
+          requestId: id,
+          partnerId: acme.id,
+          key: 'current',
+          method: 'GET',
+          route: '/listings',
+          status: 400,
+          code: 'INVALID_QUERY',
+          message: 'x',
+          issues: [],
+          issueCount: 0,
+          durationMs: 1,
+        },
+      ],
+      [],
+    );
     assert.equal((await store.failures({ requestId: id }, 5, null)).length, 1);
     // A recorder whose clock is 8 days ahead: with 7 days of retention, that record is too old.
     const later = requestRecorder({

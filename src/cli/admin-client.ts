@@ -96,7 +96,7 @@ export class AdminClient {
   }
 
   /** Sends one request to `/api/admin/v1{path}` and returns the `data` of the response. */
-  request<T>(method: 'GET' | 'POST' | 'PATCH', apiPath: string, body?: unknown): Promise<T> {
+  request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', apiPath: string, body?: unknown): Promise<T> {
     const url = new URL(
       `${this.baseUrl.pathname.replace(/\/+$/, '')}${ADMIN_PREFIX}${apiPath}`,
       this.baseUrl,

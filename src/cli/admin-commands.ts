@@ -3,8 +3,10 @@ import { AdminClient, ApiError } from './admin-client.js';
 import { auditCommands } from './audit-commands.js';
 import type { Context, Group, Options, Values } from './command.js';
 import { dealerCommands } from './dealer-commands.js';
+import { operatorCommands } from './operator-commands.js';
 import { CliError, clean, type Io, processIo, UsageError } from './output.js';
 import { partnerCommands } from './partner-commands.js';
+import { requestCommands } from './request-commands.js';
 import { webhookCommands } from './webhook-commands.js';
 
 const GROUPS: Record<AdminGroup, Group> = {
@@ -12,9 +14,11 @@ const GROUPS: Record<AdminGroup, Group> = {
   partners: partnerCommands,
   'audit-log': auditCommands,
   webhooks: webhookCommands,
+  operators: operatorCommands,
+  requests: requestCommands,
 };
 
-export type AdminGroup = 'dealers' | 'partners' | 'audit-log' | 'webhooks';
+export type AdminGroup = 'dealers' | 'partners' | 'audit-log' | 'webhooks' | 'operators' | 'requests';
 
 const COMMON: Options = {
   url: { type: 'string' },

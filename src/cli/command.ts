@@ -92,7 +92,7 @@ export async function idsForCodes(client: AdminClient, codes: string[]): Promise
 export function commonUsage(json = 'print the response data as JSON'): string {
   return `Common options:
   --url URL       the service (default: $FORECOURT_URL, else https://localhost:$PORT, PORT 8443)
-  --token TOKEN   the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
+  --token TOKEN   an operator token, or the admin token (default: $ADMIN_TOKEN, else <DATA_DIR>/admin-token)
   --ca FILE       trust this CA certificate (default: <DATA_DIR>/tls/localhost-cert.pem if present)
   --insecure      do not verify the service's TLS certificate
   --json          ${json}

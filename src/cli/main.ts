@@ -7,6 +7,8 @@ Usage:
   forecourt dealers <command>     manage dealer profiles through the admin API (see: forecourt dealers --help)
   forecourt partners <command>    manage partners and their secrets (see: forecourt partners --help)
   forecourt webhooks <command>    see, inspect, disable and enable partners' webhook endpoints (see: forecourt webhooks --help)
+  forecourt requests <command>    partners' failed requests and usage (see: forecourt requests --help)
+  forecourt operators <command>   named operator tokens (see: forecourt operators --help)
   forecourt audit-log [options]   operator actions and failed authentications (see: forecourt audit-log --help)
   forecourt import <feed> ...     upload a CSV or JSON feed of listings as a partner (see: forecourt import --help)
 `;
@@ -38,7 +40,9 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'dealers':
       case 'partners':
-      case 'webhooks': {
+      case 'webhooks':
+      case 'operators':
+      case 'requests': {
         const { runAdminCommand } = await import('./admin-commands.js');
         return await runAdminCommand(command, rest, await loadEnv());
       }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isGlobal, type Partner, type Scope } from '../domain/access.js';
 import { AuthFailure, type Caller, type PartnerAuthentication } from '../domain/authentication.js';
 import { problem } from '../domain/errors.js';
-import { safeEqual } from '../domain/secrets.js';
+import type { Operator, OperatorAccess } from '../domain/operators.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimits } from './rate-limit.js';
 
@@ -11,6 +11,8 @@ declare module 'fastify' {
     partner?: Partner;
     /** Whose secret the request sent, set even when it was refused (request records, metrics). */
     caller?: Caller;
+    /** Who is acting on the admin API. */
+    operator?: Operator;
     /** A bulk upsert's items written (created or updated) and refused, for the request records. */
     bulkOutcome?: { written: number; failed: number };
   }
@@ -123,19 +125,24 @@ export function callerAttribution({
 }
 
 /**
- * The operator's bearer token for /api/admin routes, compared in constant time. Failures are
- * throttled per address like partners' (the token is the key to everything); the right token
- * from a throttled address still works.
+ * The operator's bearer token for /api/admin routes: ADMIN_TOKEN (compared in constant time) or a
+ * named operator token; the request then knows its operator, for the audit log. Failures are
+ * throttled per address like partners' (a token is the key to everything); the right token from
+ * a throttled address still works.
  */
-export function adminAuth(adminToken: string, rateLimits: RateLimits) {
+export function adminAuth(operators: Pick<OperatorAccess, 'identify'>, rateLimits: RateLimits) {
   return async function authenticateAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header.trim()) : null;
-    if (!match || !safeEqual(match[1]!, adminToken)) {
+    const operator = match ? await operators.identify(match[1]!) : undefined;
+    if (!operator) {
       rateLimits.assertNotBlocked(request.ip);
       await rateLimits.authFailed(request.ip);
-      throw unauthorized('The admin API needs "Authorization: Bearer <ADMIN_TOKEN>".');
+      throw unauthorized(
+        'The admin API needs "Authorization: Bearer <token>": an operator token (fco_…) or ADMIN_TOKEN.',
+      );
     }
+    request.operator = operator;
   };
 }
 

@@ -3,6 +3,8 @@ import type { Queryable } from './db.js';
 export interface AuditContext {
   requestId: string;
   clientIp: string;
+  /** The operator who acted (admin API): a token's name, or "ADMIN_TOKEN". */
+  operator?: string | undefined;
 }
 
 export interface AuditEntry {
@@ -33,9 +35,14 @@ export interface AuditRecord {
   id: string;
   at: string;
   actor: string;
+  /** The operator's name, for operator actions. */
+  operator: string | null;
   action: string;
   partnerId: string | null;
+  /** The partner's current name (null once it no longer exists). */
+  partnerName: string | null;
   dealerId: string | null;
+  dealerCode: string | null;
   clientIp: string | null;
   requestId: string | null;
   details: Record<string, unknown>;
@@ -46,8 +53,8 @@ export function auditStore(db: Queryable) {
   const insert = (tx: Queryable, actor: string, entry: AuditEntry, ctx: Partial<AuditContext>) =>
     tx.query(
       'InsertAudit',
-      `INSERT INTO audit_log (actor, action, partner_id, dealer_id, client_ip, request_id, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO audit_log (actor, action, partner_id, dealer_id, client_ip, request_id, details, operator)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         actor,
         entry.action,
@@ -56,6 +63,7 @@ export function auditStore(db: Queryable) {
         ctx.clientIp ?? null,
         ctx.requestId ?? null,
         JSON.stringify(entry.details ?? {}),
+        ctx.operator ?? null,
       ],
     );
 
@@ -107,18 +115,26 @@ export function auditStore(db: Queryable) {
       params.push(filter.limit);
       const rows = await db.query(
         'ListAudit',
-        `SELECT id::text AS id, at, actor, action, partner_id, dealer_id, client_ip, request_id, details
-           FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-          ORDER BY audit_log.id DESC LIMIT $${params.length}`,
+        // Names joined onto the page only (the page is read by the indexes first).
+        `SELECT a.id::text AS id, a.at, a.actor, a.operator, a.action, a.partner_id, p.name AS partner_name,
+                a.dealer_id, d.location_code AS dealer_code, a.client_ip, a.request_id, a.details
+           FROM (SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                  ORDER BY audit_log.id DESC LIMIT $${params.length}) a
+           LEFT JOIN partners p ON p.id = a.partner_id
+           LEFT JOIN dealer_profiles d ON d.id = a.dealer_id
+          ORDER BY a.id DESC`,
         params,
       );
       return rows.map((r) => ({
         id: r.id as string,
         at: (r.at as Date).toISOString(),
         actor: r.actor as string,
+        operator: (r.operator as string | null) ?? null,
         action: r.action as string,
         partnerId: (r.partner_id as string | null) ?? null,
+        partnerName: (r.partner_name as string | null) ?? null,
         dealerId: (r.dealer_id as string | null) ?? null,
+        dealerCode: (r.dealer_code as string | null) ?? null,
         clientIp: (r.client_ip as string | null) ?? null,
         requestId: (r.request_id as string | null) ?? null,
         details: r.details as Record<string, unknown>,

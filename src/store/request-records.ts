@@ -72,33 +72,30 @@ function toFailure(row: Record<string, unknown>): FailureRecord {
 /** Failed requests and per-minute usage: written in batches, read newest first, deleted by age. */
 export function requestRecordStore(db: Queryable) {
   return {
-    /** One statement for a whole batch. */
-    async insertFailures(batch: FailureInput[]): Promise<void> {
-      if (!batch.length) return;
+    /**
+     * One statement, one round trip, for a whole batch: the failures inserted and the minute counts
+     * added to what other instances (or earlier batches) counted. Both land or neither.
+     */
+    async write(failures: FailureInput[], usage: UsageInput[]): Promise<void> {
+      if (!failures.length && !usage.length) return;
       await db.query(
-        'InsertRequestFailures',
-        `INSERT INTO request_failures
-           (at, request_id, partner_id, key, method, route, status, code, message, issues, issue_count, duration_ms)
-         SELECT r.at, r."requestId", r."partnerId", r.key, r.method, r.route, r.status, r.code, r.message,
-                coalesce(r.issues, '[]'::jsonb), r."issueCount", r."durationMs"
-         FROM jsonb_to_recordset($1::jsonb) AS r(at timestamptz, "requestId" text, "partnerId" uuid, key text,
-           method text, route text, status smallint, code text, message text, issues jsonb,
-           "issueCount" integer, "durationMs" real)`,
-        [JSON.stringify(batch)],
-      );
-    },
-
-    /** Adds a batch of per-minute counts to what other instances (or earlier batches) counted. */
-    async addUsage(batch: UsageInput[]): Promise<void> {
-      if (!batch.length) return;
-      await db.query(
-        'AddPartnerUsage',
-        `INSERT INTO partner_usage AS u
+        'WriteRequestRecords',
+        `WITH failures AS (
+           INSERT INTO request_failures
+             (at, request_id, partner_id, key, method, route, status, code, message, issues, issue_count, duration_ms)
+           SELECT r.at, r."requestId", r."partnerId", r.key, r.method, r.route, r.status, r.code, r.message,
+                  coalesce(r.issues, '[]'::jsonb), r."issueCount", r."durationMs"
+           FROM jsonb_to_recordset($1::jsonb) AS r(at timestamptz, "requestId" text, "partnerId" uuid, key text,
+             method text, route text, status smallint, code text, message text, issues jsonb,
+             "issueCount" integer, "durationMs" real)
+           RETURNING 1
+         )
+         INSERT INTO partner_usage AS u
            (partner_id, minute, requests, client_errors, server_errors, rate_limited, items_written,
             items_failed, failures_not_kept)
          SELECT r."partnerId", r.minute, r.requests, r."clientErrors", r."serverErrors", r."rateLimited",
                 r."itemsWritten", r."itemsFailed", r."failuresNotKept"
-         FROM jsonb_to_recordset($1::jsonb) AS r("partnerId" uuid, minute timestamptz, requests integer,
+         FROM jsonb_to_recordset($2::jsonb) AS r("partnerId" uuid, minute timestamptz, requests integer,
            "clientErrors" integer, "serverErrors" integer, "rateLimited" integer, "itemsWritten" integer,
            "itemsFailed" integer, "failuresNotKept" integer)
          ON CONFLICT (partner_id, minute) DO UPDATE SET
@@ -109,7 +106,7 @@ export function requestRecordStore(db: Queryable) {
            items_written = u.items_written + excluded.items_written,
            items_failed = u.items_failed + excluded.items_failed,
            failures_not_kept = u.failures_not_kept + excluded.failures_not_kept`,
-        [JSON.stringify(batch)],
+        [JSON.stringify(failures), JSON.stringify(usage)],
       );
     },
 

@@ -57,7 +57,7 @@ export function operatorFailureView(record: FailureRecord) {
 /**
  * Reading request records: a partner its own failed requests, the operator anyone's and the
  * per-partner usage. Each read first writes what this instance still holds, so a request that
- * has just failed is there when its partner asks (other instances write within a second).
+ * has just failed is there when its partner asks (other instances write within 200 ms).
  */
 export function requestRecordReads(deps: {
   store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes'>;

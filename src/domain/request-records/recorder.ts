@@ -43,7 +43,7 @@ const RETENTION_BATCH = 10_000;
  * database never slows or fails a request: the batch waits (bounded) and is tried again.
  */
 export function requestRecorder(deps: {
-  store: Pick<RequestRecordStore, 'insertFailures' | 'addUsage' | 'deleteBefore'>;
+  store: Pick<RequestRecordStore, 'write' | 'deleteBefore'>;
   logger: Logger;
   options: RecorderOptions;
   now?: () => number;
@@ -131,18 +131,12 @@ export function requestRecorder(deps: {
     failures = [];
     usage = new Map();
     try {
-      await deps.store.insertFailures(batch);
+      await deps.store.write(batch, counts);
     } catch (error) {
       // Put back (older first) as far as the buffer allows; the counts are kept in any case.
       const room = Math.max(0, options.maxBuffered - failures.length);
       if (batch.length > room) dropped(batch.length - room);
       failures = [...batch.slice(0, room), ...failures];
-      mergeBack(counts);
-      throw error;
-    }
-    try {
-      await deps.store.addUsage(counts);
-    } catch (error) {
       mergeBack(counts);
       throw error;
     }

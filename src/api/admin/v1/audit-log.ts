@@ -9,14 +9,21 @@ const entrySchema = z
   .object({
     id: z.string(),
     at: z.string(),
-    actor: z.string().describe('operator (admin API) or anonymous (a failed partner authentication)'),
+    actor: z
+      .string()
+      .describe(
+        'operator (admin API), partner (its own webhook endpoints), service, or anonymous (a failed partner authentication)',
+      ),
+    operator: z.string().nullable().describe("Which operator acted: a token's name, or ADMIN_TOKEN."),
     action: z
       .string()
       .describe(
-        'partner.created, partner.updated, partner.disabled, partner.enabled, partner.secret_rotated, dealer.created, dealer.updated, dealers.imported, auth.failed',
+        'partner.created, partner.updated, partner.disabled, partner.enabled, partner.secret_rotated, dealer.created, dealer.updated, dealers.imported, operator.created, operator.revoked, auth.failed, webhook.*',
       ),
     partnerId: z.string().nullable(),
+    partnerName: z.string().nullable().describe("The partner's current name."),
     dealerId: z.string().nullable(),
+    dealerCode: z.string().nullable().describe("The dealer profile's location code."),
     clientIp: z.string().nullable(),
     requestId: z.string().nullable(),
     details: z.record(z.string(), z.unknown()),

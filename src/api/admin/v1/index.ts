@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DealerAdmin } from '../../../domain/dealers.js';
+import type { OperatorAccess } from '../../../domain/operators.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
 import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
 import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
@@ -11,13 +12,14 @@ import type { AuditStore } from '../../../store/audit.js';
 import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { metricsAdminRoutes } from './metrics.js';
+import { operatorAdminRoutes } from './operators.js';
 import { partnerAdminRoutes } from './partners.js';
 import { requestAdminRoutes } from './requests.js';
 import { webhookAdminRoutes } from './webhooks.js';
 
 /** What the operator API uses. */
 export interface AdminApi {
-  adminToken: string;
+  operators: OperatorAccess;
   dealers: DealerAdmin;
   partners: PartnerAdmin;
   webhooks: WebhookAdmin;
@@ -27,10 +29,10 @@ export interface AdminApi {
   metrics: Metrics;
 }
 
-/** The operator API, /api/admin/v1, behind ADMIN_TOKEN. */
+/** The operator API, /api/admin/v1, behind an operator token (or ADMIN_TOKEN). */
 export function adminRoutes(api: AdminApi): FastifyPluginAsync {
   return async (app) => {
-    app.addHook('onRequest', adminAuth(api.adminToken, api.rateLimits));
+    app.addHook('onRequest', adminAuth(api.operators, api.rateLimits));
     app.addHook('preValidation', refuseUndeclaredQuery);
     await app.register(dealerAdminRoutes(api.dealers));
     await app.register(partnerAdminRoutes(api.partners));
@@ -38,5 +40,6 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
     await app.register(auditAdminRoutes(api.auditLog));
     await app.register(webhookAdminRoutes(api.webhooks));
     await app.register(requestAdminRoutes(api.requestRecords));
+    await app.register(operatorAdminRoutes(api.operators));
   };
 }
