@@ -38,7 +38,12 @@ describe('audit log', () => {
     assert.ok(!Number.isNaN(Date.parse(at)), at);
     return rest;
   };
-  const operator = (requestId: string) => ({ actor: 'operator', clientIp: '127.0.0.1', requestId });
+  const operator = (requestId: string) => ({
+    actor: 'operator',
+    operator: 'ADMIN_TOKEN',
+    clientIp: '127.0.0.1',
+    requestId,
+  });
 
   before(async () => {
     app = await bootApp();
@@ -74,7 +79,10 @@ describe('audit log', () => {
       ...operator(requestId),
       action,
       partnerId: id,
+      // Named as the partner is now, renamed or not when the entry was written.
+      partnerName: `${name} renamed`,
       dealerId: null,
+      dealerCode: null,
       details,
     });
     assert.deepEqual((await entries(`partnerId=${id}`)).map(content), [
@@ -194,7 +202,9 @@ describe('audit log', () => {
         ...operator(`${rid}-patch`),
         action: 'dealer.updated',
         partnerId: null,
+        partnerName: null,
         dealerId: dealer.id,
+        dealerCode: code,
         details: {
           changes: { city: { from: 'Gent', to: 'Brugge' }, displayName: { from: null, to: 'Audit dealer' } },
         },
@@ -203,7 +213,9 @@ describe('audit log', () => {
         ...operator(`${rid}-create`),
         action: 'dealer.created',
         partnerId: null,
+        partnerName: null,
         dealerId: dealer.id,
+        dealerCode: code,
         details: { locationCode: code, parentId: null },
       },
     ]);
@@ -215,7 +227,9 @@ describe('audit log', () => {
         ...operator(`${rid}-import`),
         action: 'dealers.imported',
         partnerId: null,
+        partnerName: null,
         dealerId: null,
+        dealerCode: null,
         // The existing dealer was sent as stored: unchanged, not updated.
         details: { created: 1, updated: 0, unchanged: 1, locationCodes: [code, added] },
       },
@@ -239,9 +253,12 @@ describe('audit log', () => {
     assert.ok(entry, 'recorded');
     assert.deepEqual(content(entry), {
       actor: 'anonymous',
+      operator: null,
       action: 'auth.failed',
       partnerId: null,
+      partnerName: null,
       dealerId: null,
+      dealerCode: null,
       clientIp: '127.0.0.1',
       requestId: rid,
       details: { reason: 'malformed' },
@@ -249,8 +266,9 @@ describe('audit log', () => {
     assert.ok(!JSON.stringify(entry).includes(attempt.slice(3)));
 
     // With the partner, when the caller knows which one the secret belonged to.
+    const authName = unique('Auth');
     const { id } = await app.admin('POST', '/partners', {
-      name: unique('Auth'),
+      name: authName,
       access: { scope: 'global' },
     });
     await auditStore(app.running.db).recordAuthFailure({
@@ -262,9 +280,12 @@ describe('audit log', () => {
     const [known] = await entries(`action=auth.failed&partnerId=${id}`);
     assert.deepEqual(content(known), {
       actor: 'anonymous',
+      operator: null,
       action: 'auth.failed',
       partnerId: id,
+      partnerName: authName,
       dealerId: null,
+      dealerCode: null,
       clientIp: '192.0.2.7',
       requestId: `${rid}-known`,
       details: { reason: 'disabled' },

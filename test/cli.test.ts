@@ -409,9 +409,9 @@ test('requests and operators: a partner failure found by its id and in usage; a 
 
   const shown = await cli('requests', 'show', requestId);
   assert.equal(shown.code, 0, shown.err);
-  assert.match(shown.out, new RegExp(`partner\\s+Requests CLI ${sfx} \\(${partner.id}\\)`));
-  assert.match(shown.out, /answer\s+422 VALIDATION_FAILED/);
-  assert.match(shown.out, /issue 1\s+year: must be between 1900/);
+  assert.match(shown.out, new RegExp(`partner:\\s+Requests CLI ${sfx} \\(${partner.id}\\)`));
+  assert.match(shown.out, /answer:\s+422 VALIDATION_FAILED/);
+  assert.match(shown.out, /issue 1:\s+year: must be between 1900/);
   const listed = await cli('requests', 'list', '--partner', partner.id, '--status', '4xx');
   assert.match(listed.out, /PUT \/listings\/\{listing\}\s+422\s+VALIDATION_FAILED/);
   const usage = await cli('requests', 'usage', partner.id);
