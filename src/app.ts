@@ -5,6 +5,7 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { type AdminApi, adminRoutes } from './api/admin/v1/index.js';
+import { consolePages } from './api/console/index.js';
 import { docsPage } from './api/docs/index.js';
 import { type ExternalApi, externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
@@ -29,7 +30,7 @@ export const BODY_LIMIT = 5 * 1024 * 1024;
 
 /** The use cases the routes call (compose.ts builds them). */
 export type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
-  Omit<AdminApi, 'rateLimits' | 'metrics'> & { requestRecorder: RequestRecorder };
+  Omit<AdminApi, 'rateLimits' | 'metrics' | 'health'> & { requestRecorder: RequestRecorder };
 
 const PARTNER_API = '/api/external/v1';
 
@@ -226,12 +227,25 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
   await app.register(healthRoutes(databases, () => draining));
   await app.register(openApiRoutes);
   await app.register(docsPage);
+  await app.register(consolePages);
   await app.register(externalRoutes({ ...useCases, rateLimits: rateLimits.limits, metrics }), {
     prefix: '/api/external/v1',
   });
-  await app.register(adminRoutes({ ...useCases, rateLimits: rateLimits.limits, metrics }), {
-    prefix: '/api/admin/v1',
-  });
+  await app.register(
+    adminRoutes({
+      ...useCases,
+      rateLimits: rateLimits.limits,
+      metrics,
+      health: async () => ({
+        database: { kind: databases.primary.kind, ...(await probe(databases.primary)) },
+        replica: databases.replica ? await probe(databases.replica) : null,
+        rateLimitStore: rateLimits.store(),
+      }),
+    }),
+    {
+      prefix: '/api/admin/v1',
+    },
+  );
   await app.ready();
   if (!handler) throw new Error('Fastify did not call serverFactory');
   return Object.assign(app as unknown as FastifyInstance, {
@@ -242,6 +256,16 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
       draining = true;
     },
   });
+}
+
+/** Whether a database answers, and if not, why. */
+async function probe(db: Db): Promise<{ ok: boolean; error: string | null }> {
+  try {
+    await db.ping();
+    return { ok: true, error: null };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
 }
 
 /**

@@ -26,6 +26,7 @@ In another terminal, these lines set what docs/partner-guide.md uses:
   export FORECOURT_READ_SECRET=${readOnlySecret}
 
 API reference in your browser: ${running.url}/docs (accept the self-signed certificate)
+Operator console: ${running.url}/console (sign in with the admin token: ${running.adminToken})
 
 Try it:
 

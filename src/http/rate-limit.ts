@@ -95,6 +95,13 @@ export type RateLimits = ReturnType<typeof rateLimits>;
  * through Redis (REDIS_URL) with a local fallback while Redis is unreachable. `close` ends the
  * Redis connection.
  */
+/** Where rate-limit counts live, and whether Redis answered lately (the operator's overview). */
+export interface RateLimitStore {
+  kind: 'redis' | 'memory';
+  ok: boolean;
+  lastFallbackAt: string | null;
+}
+
 export function configuredRateLimits(
   config: Pick<
     Config,
@@ -102,16 +109,29 @@ export function configuredRateLimits(
   >,
   logger: Logger,
   metrics: Metrics,
-): { limits: RateLimits; close(): Promise<void> } {
+): { limits: RateLimits; store(): RateLimitStore; close(): Promise<void> } {
+  let lastFallbackAt: number | undefined;
   const counter = config.REDIS_URL
     ? redisCounter({
         url: config.REDIS_URL,
         logger,
         commandTimeoutMs: config.REDIS_TIMEOUT_MS,
-        onFallback: () => metrics.rateLimitFallbacks.inc(),
+        onFallback: () => {
+          lastFallbackAt = Date.now();
+          metrics.rateLimitFallbacks.inc();
+        },
       })
     : memoryCounter();
   return {
+    store: () =>
+      config.REDIS_URL
+        ? {
+            kind: 'redis',
+            // Redis failed (and counts fell back to memory) in the last minute.
+            ok: lastFallbackAt === undefined || Date.now() - lastFallbackAt > 60_000,
+            lastFallbackAt: lastFallbackAt === undefined ? null : new Date(lastFallbackAt).toISOString(),
+          }
+        : { kind: 'memory', ok: true, lastFallbackAt: null },
     limits: rateLimits({
       counter,
       metrics,

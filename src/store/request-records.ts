@@ -164,6 +164,35 @@ export function requestRecordStore(db: Queryable) {
       }));
     },
 
+    /** Every partner's requests per minute since a time, and how many partners sent any. */
+    async traffic(since: string) {
+      const [minutes, partners] = await Promise.all([
+        db.query(
+          'TrafficPerMinute',
+          `SELECT minute, sum(requests)::bigint AS requests, sum(client_errors)::bigint AS client_errors,
+                  sum(server_errors)::bigint AS server_errors, sum(rate_limited)::bigint AS rate_limited
+           FROM partner_usage WHERE minute >= $1::timestamptz GROUP BY minute ORDER BY minute`,
+          [since],
+        ),
+        db.query<{ n: string }>(
+          'ActivePartners',
+          `SELECT count(DISTINCT partner_id)::text AS n FROM partner_usage
+           WHERE minute >= $1::timestamptz AND partner_id <> $2`,
+          [since, NO_PARTNER],
+        ),
+      ]);
+      return {
+        minutes: minutes.map((row) => ({
+          minute: (row.minute as Date).toISOString(),
+          requests: Number(row.requests),
+          clientErrors: Number(row.client_errors),
+          serverErrors: Number(row.server_errors),
+          rateLimited: Number(row.rate_limited),
+        })),
+        activePartners: Number(partners[0]?.n ?? 0),
+      };
+    },
+
     /** The most frequent error codes of a partner's failures since a time. */
     async topCodes(partnerId: string, since: string, limit: number) {
       const rows = await db.query(

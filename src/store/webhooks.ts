@@ -204,6 +204,24 @@ export function webhookStore(db: Queryable) {
       return rows.map(toRecord);
     },
 
+    /** Every endpoint's state in four counts (the operator's overview). */
+    async summary(): Promise<{ enabled: number; disabled: number; failing: number; pending: number }> {
+      const rows = await db.query(
+        'WebhookSummary',
+        `SELECT count(*) FILTER (WHERE enabled)::int AS enabled, count(*) FILTER (WHERE NOT enabled)::int AS disabled,
+                count(*) FILTER (WHERE enabled AND failing_since IS NOT NULL)::int AS failing,
+                count(*) FILTER (WHERE pending_delivery_id IS NOT NULL)::int AS pending
+         FROM webhook_endpoints`,
+      );
+      const row = rows[0]!;
+      return {
+        enabled: Number(row.enabled),
+        disabled: Number(row.disabled),
+        failing: Number(row.failing),
+        pending: Number(row.pending),
+      };
+    },
+
     async countForPartner(partnerId: string, tx: Queryable = db): Promise<number> {
       const rows = await tx.query<{ n: number }>(
         'CountWebhookEndpoints',

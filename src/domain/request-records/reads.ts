@@ -60,7 +60,7 @@ export function operatorFailureView(record: FailureRecord) {
  * has just failed is there when its partner asks (other instances write within 200 ms).
  */
 export function requestRecordReads(deps: {
-  store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes'>;
+  store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes' | 'traffic'>;
   flush: () => Promise<void>;
   cursors: CursorCodec;
   now?: () => number;
@@ -125,6 +125,22 @@ export function requestRecordReads(deps: {
     },
     async oneOfAny(requestId: string) {
       return operatorFailureView(await newest({ requestId }));
+    },
+    /** Every partner's requests per minute over the last hour (zeros where quiet), and how many sent any. */
+    async traffic() {
+      const end = Math.floor(now() / 60_000) * 60_000 + 60_000;
+      const start = end - 60 * 60_000;
+      await deps.flush();
+      const { minutes, activePartners } = await deps.store.traffic(new Date(start).toISOString());
+      const byMinute = new Map(minutes.map((m) => [m.minute, m]));
+      const perMinute = [];
+      for (let t = start; t < end; t += 60_000) {
+        const minute = new Date(t).toISOString();
+        perMinute.push(
+          byMinute.get(minute) ?? { minute, requests: 0, clientErrors: 0, serverErrors: 0, rateLimited: 0 },
+        );
+      }
+      return { perMinute, activePartners };
     },
     /** Requests, errors and items per bucket over the window, with totals and the top error codes. */
     async usage(partnerId: string | null, window: UsageWindow) {

@@ -302,6 +302,9 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
       return endpointView(record);
     },
 
+    /** Operator: how many endpoints deliver, are disabled, are failing, have a delivery in flight. */
+    summary: () => deps.store.summary(),
+
     async deliveriesOfAny(id: string, page: { pageSize: number; cursor: string | undefined }) {
       if (!(await deps.store.get(id))) throw notFound(id);
       return deliveryPage(deps, id, page);

@@ -13,6 +13,7 @@ import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { metricsAdminRoutes } from './metrics.js';
 import { operatorAdminRoutes } from './operators.js';
+import { overviewAdminRoutes, type ServiceHealth } from './overview.js';
 import { partnerAdminRoutes } from './partners.js';
 import { requestAdminRoutes } from './requests.js';
 import { webhookAdminRoutes } from './webhooks.js';
@@ -27,6 +28,8 @@ export interface AdminApi {
   requestRecords: RequestRecordReads;
   rateLimits: RateLimits;
   metrics: Metrics;
+  /** The databases' and Redis's state, from the app (which holds them). */
+  health: () => Promise<ServiceHealth>;
 }
 
 /** The operator API, /api/admin/v1, behind an operator token (or ADMIN_TOKEN). */
@@ -41,5 +44,8 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
     await app.register(webhookAdminRoutes(api.webhooks));
     await app.register(requestAdminRoutes(api.requestRecords));
     await app.register(operatorAdminRoutes(api.operators));
+    await app.register(
+      overviewAdminRoutes({ records: api.requestRecords, webhooks: api.webhooks, health: api.health }),
+    );
   };
 }
