@@ -139,17 +139,15 @@ describe('the console in headless Chromium', () => {
     const gent = unique('GENT');
     const brugge = unique('BRUGGE');
     await go('#/dealers', 'Dealers');
-    await page
-      .getByLabel('JSON: an array of profiles; each may have children (all or nothing)')
-      .fill(
-        JSON.stringify([
-          {
-            locationCode: group,
-            displayName: 'Console Group',
-            children: [{ locationCode: gent, city: 'Gent' }],
-          },
-        ]),
-      );
+    await page.getByLabel('JSON: an array of profiles; each may have children (all or nothing)').fill(
+      JSON.stringify([
+        {
+          locationCode: group,
+          displayName: 'Console Group',
+          children: [{ locationCode: gent, city: 'Gent' }],
+        },
+      ]),
+    );
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('link', { name: gent }).waitFor();
     await page.getByLabel('Location code', { exact: true }).fill(brugge);
