@@ -95,6 +95,11 @@ async function attempt(slot, action) {
 }
 
 const fmt = (n) => Number(n).toLocaleString('en');
+/** When a partner last used a secret, and which one (after a rotation, whether it moved on). */
+const lastUse = (p) =>
+  p.lastUsedAt
+    ? `${new Date(p.lastUsedAt).toLocaleString()}${p.lastUsedKey === 'previous' ? ' (previous secret)' : ''}`
+    : 'never';
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : 'never');
 const table = (headers, rows, empty) =>
   rows.length
@@ -363,7 +368,7 @@ async function partners() {
       ? 'global'
       : p.access.rootProfileIds.map((id) => codeOf.get(id) ?? id).join(', '),
     p.rateLimitPerMinute ?? 'default',
-    when(p.lastUsedAt),
+    lastUse(p),
     p.disabled ? h('span', { class: 'bad' }, 'disabled') : h('span', { class: 'ok' }, 'active'),
   ]);
   return [
@@ -447,37 +452,76 @@ async function partner(id, window = '24h') {
     ),
     h('button', { type: 'submit', class: 'secondary' }, 'Save limit'),
   );
-  const toggle = h(
-    'button',
-    {
-      type: 'button',
-      class: p.disabled ? '' : 'danger',
-      onclick: () => {
-        if (
-          !p.disabled &&
-          !confirm(`Disable ${p.name}? Every request with its secret is refused until you enable it.`)
-        )
-          return;
-        void act(async () => {
-          await api('PATCH', `/partners/${id}`, { disabled: !p.disabled });
-          toast(p.disabled ? 'Enabled.' : 'Disabled.');
-          await render();
-        });
-      },
-    },
-    p.disabled ? 'Enable partner' : 'Disable partner',
-  );
+  const toggle = p.disabled
+    ? h(
+        'button',
+        {
+          type: 'button',
+          onclick: () =>
+            void act(async () => {
+              await api('PATCH', `/partners/${id}`, { disabled: false });
+              toast('Enabled.');
+              await render();
+            }),
+        },
+        'Enable partner',
+      )
+    : h(
+        'form',
+        {
+          class: 'inline',
+          onsubmit: (event) => {
+            event.preventDefault();
+            const reason = new FormData(event.target).get('reason').trim();
+            if (!confirm(`Disable ${p.name}? Every request with its secrets is refused until you enable it.`))
+              return;
+            void act(async () => {
+              await api('PATCH', `/partners/${id}`, {
+                disabled: true,
+                ...(reason ? { disabledReason: reason } : {}),
+              });
+              toast('Disabled.');
+              await render();
+            });
+          },
+        },
+        h(
+          'label',
+          {},
+          'Why (kept with the partner and in the audit log)',
+          h('input', { name: 'reason', maxlength: 500, size: 40 }),
+        ),
+        h('button', { type: 'submit', class: 'danger' }, 'Disable partner'),
+      );
   const t = usage.totals;
   return [
     h('p', {}, h('a', { href: '#/partners' }, '← Partners')),
     h('h1', {}, p.name, ' ', p.disabled ? h('span', { class: 'bad' }, '(disabled)') : null),
+    p.disabled
+      ? h(
+          'p',
+          { class: 'bad', 'data-disabled': '' },
+          `Disabled${p.disabledReason ? `: ${p.disabledReason}` : ' (no reason given)'}.`,
+        )
+      : null,
     h('p', {}, h('button', { type: 'button', class: 'secondary', onclick: () => render() }, 'Refresh')),
     h(
       'p',
       { class: 'muted' },
-      `Scopes ${p.scopes.join(', ')} · access ${p.access.scope} · last used ${when(p.lastUsedAt)} · id `,
+      `Scopes ${p.scopes.join(', ')} · access ${p.access.scope} · last used ${lastUse(p)} · id `,
       h('code', {}, p.id),
     ),
+    p.previousSecretValidUntil
+      ? h(
+          'p',
+          { class: 'warn', 'data-grace': '' },
+          `The previous secret works until ${when(p.previousSecretValidUntil)}. ${
+            p.lastUsedKey === 'previous'
+              ? 'The partner still used it last: it has not moved to the new secret yet.'
+              : 'The partner used the new secret last.'
+          }`,
+        )
+      : null,
     h('div', { class: 'panel' }, rotate, h('hr'), limit, h('hr'), toggle, errors),
     out,
     h(

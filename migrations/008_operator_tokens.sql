@@ -16,3 +16,10 @@ CREATE UNIQUE INDEX operator_tokens_live_name_idx ON operator_tokens (lower(name
 
 -- The operator who acted (the token's name; "ADMIN_TOKEN" for the bootstrap token).
 ALTER TABLE audit_log ADD COLUMN operator text;
+
+-- Which of its secrets a partner used last (with last_used_at): during a rotation's grace period the
+-- operator sees whether it has moved to the new one.
+ALTER TABLE partners ADD COLUMN last_used_key text CHECK (last_used_key IN ('current', 'previous'));
+
+-- Why an operator disabled a partner (shown to operators; cleared when it is enabled again).
+ALTER TABLE partners ADD COLUMN disabled_reason text;

@@ -183,6 +183,12 @@ describe('the console in headless Chromium', () => {
     await page.getByRole('link', { name: `Open ${name}` }).click();
     await page.getByRole('heading', { level: 1, name }).waitFor();
 
+    const barHeights = () =>
+      page.$$eval('svg.chart rect.req', (rects) =>
+        rects.reduce((sum, r) => sum + Number(r.getAttribute('height')), 0),
+      );
+    assert.equal(await barHeights(), 0, 'no traffic yet: no bars');
+
     // Rotate with an hour of grace: the new secret, and when the old one ends.
     await page.getByLabel('Previous secret keeps working for').selectOption('3600');
     await page.getByRole('button', { name: 'Rotate secret' }).click();
@@ -206,11 +212,22 @@ describe('the console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.locator('[data-total="requests"]', { hasText: '4' }).waitFor();
     assert.equal(await page.locator('[data-total="4xx"]').innerText(), '2');
-    assert.ok((await page.locator('svg.chart rect.req').count()) >= 1, 'the chart has a bar');
+    assert.ok((await barHeights()) > 0, 'the chart moved: a bar for the traffic');
     await page.getByRole('link', { name: failedId }).waitFor();
     await page.getByRole('cell', { name: 'previous' }).waitFor();
+    // The rotation's grace period, and that the partner still sent the previous secret last.
+    assert.match(await page.locator('[data-grace]').innerText(), /still used it last/);
     await accessible('partner');
     await page.screenshot({ path: path.join(SHOTS, 'console-partner.png'), fullPage: true });
+
+    // Disable with a reason (shown on the page), then enable again.
+    await page.getByLabel('Why (kept with the partner and in the audit log)').fill('Contract ended');
+    await page.getByRole('button', { name: 'Disable partner' }).click();
+    await page.locator('[data-disabled]', { hasText: 'Disabled: Contract ended.' }).waitFor();
+    assert.equal((await app.call('GET', `${EXT}/listings`, { secret })).status, 401);
+    await page.getByRole('button', { name: 'Enable partner' }).click();
+    await page.getByRole('button', { name: 'Disable partner' }).waitFor();
+    assert.equal((await app.call('GET', `${EXT}/listings`, { secret })).status, 200);
 
     // The failed request, found by its id.
     await go('#/requests', 'Requests');

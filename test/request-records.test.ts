@@ -187,6 +187,13 @@ describe('request records: what a partner sees of its own failed requests', () =
       secret: first,
       headers: { 'x-request-id': previousId },
     });
+    // The operator sees the grace period and that the partner still used the previous secret.
+    const during = await app.admin('GET', `/partners/${partner.id}`);
+    assert.equal(during.lastUsedKey, 'previous');
+    assert.ok(
+      Date.parse(during.previousSecretValidUntil) > Date.now() + 3500_000,
+      during.previousSecretValidUntil,
+    );
     // A rotation without one retires both earlier secrets at once.
     const current = await app.admin('POST', `/partners/${partner.id}/rotate-secret`, {});
     const retiredId = unique('retired');
@@ -199,6 +206,8 @@ describe('request records: what a partner sees of its own failed requests', () =
 
     const page = await app.call('GET', `${EXT}/requests`, { secret: current.secret });
     assert.equal(page.status, 200, 'write:listings alone may read its records');
+    const after = await app.admin('GET', `/partners/${partner.id}`);
+    assert.deepEqual([after.lastUsedKey, after.previousSecretValidUntil], ['current', null]);
     const byId = new Map(page.body.data.map((r: { requestId: string }) => [r.requestId, r]));
     assert.equal((byId.get(previousId) as { key: string }).key, 'previous');
     assert.deepEqual(
@@ -218,7 +227,18 @@ describe('request records: what a partner sees of its own failed requests', () =
 
   test('a disabled partner\'s requests are attributed to it (reason "disabled")', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
-    await app.admin('PATCH', `/partners/${partner.id}`, { disabled: true });
+    // A reason goes with disabling only; it is kept with the partner and in the audit log.
+    const stray = await app.call('PATCH', `${ADMIN}/partners/${partner.id}`, {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+      body: { disabledReason: 'no toggle' },
+    });
+    assert.equal(stray.status, 422);
+    assert.equal(stray.body.error.issues[0].path, 'disabledReason');
+    const disabled = await app.admin('PATCH', `/partners/${partner.id}`, {
+      disabled: true,
+      disabledReason: 'Contract ended',
+    });
+    assert.deepEqual([disabled.disabled, disabled.disabledReason], [true, 'Contract ended']);
     const id = unique('disabled');
     const refused = await app.call('GET', `${EXT}/listings`, {
       secret: partner.secret,
@@ -229,6 +249,10 @@ describe('request records: what a partner sees of its own failed requests', () =
     assert.deepEqual([record.partner.id, record.key, record.status], [partner.id, 'current', 401]);
     const audit = await app.admin('GET', `/audit-log?action=auth.failed&partnerId=${partner.id}`);
     assert.equal(audit[0].details.reason, 'disabled');
+    const [why] = await app.admin('GET', `/audit-log?action=partner.disabled&partnerId=${partner.id}`);
+    assert.deepEqual(why.details, { reason: 'Contract ended' });
+    const enabled = await app.admin('PATCH', `/partners/${partner.id}`, { disabled: false });
+    assert.deepEqual([enabled.disabled, enabled.disabledReason], [false, null]);
   });
 });
 

@@ -24,8 +24,9 @@ Commands:
   list                            list all partners
   get ID                          show one partner (never its secret)
   update ID [--name NAME] [--scopes S,...] [--global | --roots ID,... | --root-codes CODE,...]
-            [--disable | --enable] [--rate-limit N|none]
-                                  change only the given settings
+            [--disable [--reason TEXT] | --enable] [--rate-limit N|none]
+                                  change only the given settings (--reason: why it is disabled,
+                                  kept with the partner and in the audit log)
   rotate-secret ID [--grace SECONDS]
                                   issue a new secret; the old one stops working at once,
                                   or after SECONDS (at most 30 days)
@@ -49,7 +50,10 @@ interface Partner {
   access: Access;
   rateLimitPerMinute: number | null;
   disabled: boolean;
+  disabledReason: string | null;
   lastUsedAt: string | null;
+  lastUsedKey: 'current' | 'previous' | null;
+  previousSecretValidUntil: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -127,8 +131,17 @@ async function showPartner(ctx: Context, partner: Partner & { secret?: string })
       ['scopes', partner.scopes.join(', ')],
       ['access', describeAccess(partner.access, codes)],
       ['rateLimitPerMinute', partner.rateLimitPerMinute ?? 'service default'],
-      ['disabled', partner.disabled ? 'yes' : 'no'],
-      ['lastUsedAt', partner.lastUsedAt ?? 'never'],
+      [
+        'disabled',
+        partner.disabled ? `yes${partner.disabledReason ? `: ${partner.disabledReason}` : ''}` : 'no',
+      ],
+      [
+        'lastUsedAt',
+        partner.lastUsedAt ? `${partner.lastUsedAt} (${partner.lastUsedKey ?? 'current'} secret)` : 'never',
+      ],
+      ...(partner.previousSecretValidUntil
+        ? [['previousSecretValidUntil', partner.previousSecretValidUntil] as [string, unknown]]
+        : []),
       ['createdAt', partner.createdAt],
       ['updatedAt', partner.updatedAt],
     ]),
@@ -188,12 +201,23 @@ const get: Command = {
 };
 
 const update: Command = {
-  options: { ...SETTINGS, disable: { type: 'boolean' }, enable: { type: 'boolean' } },
+  options: {
+    ...SETTINGS,
+    disable: { type: 'boolean' },
+    enable: { type: 'boolean' },
+    reason: { type: 'string' },
+  },
   async run(ctx) {
     const path = idPath(ctx);
     const body = settingsFrom(ctx.values);
     const toggle = oneOf(ctx.values, ['disable', 'enable']);
     if (toggle) body.disabled = toggle === 'disable';
+    const reason = str(ctx.values, 'reason');
+    if (reason !== undefined) {
+      if (toggle !== 'disable')
+        throw new UsageError('--reason goes with --disable (why the partner is disabled)');
+      body.disabledReason = reason;
+    }
     if (Object.keys(body).length === 0 && !oneOf(ctx.values, ACCESS_OPTIONS)) {
       throw new UsageError('nothing to update: give at least one setting');
     }

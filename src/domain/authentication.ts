@@ -42,7 +42,7 @@ export interface AuthenticationDeps {
  */
 export function partnerAuthentication(deps: AuthenticationDeps) {
   // lastUsedAt is kept to the minute; remembering our last write spares a write per request.
-  const lastTouched = new Map<string, number>();
+  const lastTouched = new Map<string, { at: number; key: KeyState }>();
 
   /** The partner of a presented secret, or an AuthFailure saying why not. */
   async function identify(secret: string | undefined): Promise<{ record: PartnerRecord; caller: Caller }> {
@@ -91,12 +91,14 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
   return {
     identify,
     partnerOf,
-    /** Records that the partner used its secret (at most one write a minute per partner). */
-    async touch(partnerId: string): Promise<void> {
+    /** Records that the partner used its secret, and which (at most one write a minute per partner and key). */
+    async touch(caller: Caller): Promise<void> {
+      if (caller.key === 'retired') return;
       const now = Date.now();
-      if ((lastTouched.get(partnerId) ?? 0) >= now - 60_000) return;
-      lastTouched.set(partnerId, now);
-      await deps.partners.touch(partnerId);
+      const last = lastTouched.get(caller.partnerId);
+      if (last && last.key === caller.key && last.at >= now - 60_000) return;
+      lastTouched.set(caller.partnerId, { at: now, key: caller.key });
+      await deps.partners.touch(caller.partnerId, caller.key);
     },
     recordFailure: (entry: Parameters<AuditStore['recordAuthFailure']>[0]) =>
       deps.audit.recordAuthFailure(entry),

@@ -15,7 +15,10 @@ export interface PartnerView {
   access: { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
   rateLimitPerMinute: number | null;
   disabled: boolean;
+  disabledReason: string | null;
   lastUsedAt: string | null;
+  lastUsedKey: 'current' | 'previous' | null;
+  previousSecretValidUntil: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -111,10 +114,17 @@ export async function updatePartner(
     scopes?: Scope[];
     access?: AccessInput;
     disabled?: boolean;
+    disabledReason?: string;
     rateLimitPerMinute?: number | null;
   },
   ctx: AuditContext,
 ): Promise<PartnerView | undefined> {
+  if (patch.disabledReason !== undefined && patch.disabled !== true) {
+    const message = 'is only taken with disabled: true (why the partner is disabled)';
+    throw problem('VALIDATION_FAILED', `disabledReason: ${message}`, [
+      { path: 'disabledReason', message, code: 'custom' },
+    ]);
+  }
   await checkRoots(deps, patch.access);
   return deps.db.transaction(async (tx) => {
     const before = await deps.partners.getForUpdate(id, tx);
@@ -125,6 +135,7 @@ export async function updatePartner(
         scopes: patch.scopes ? [...new Set(patch.scopes)] : undefined,
         ...(patch.access ? accessFields(patch.access) : {}),
         disabled: patch.disabled,
+        disabledReason: patch.disabledReason,
         rateLimitPerMinute: patch.rateLimitPerMinute,
       },
       tx,
@@ -135,7 +146,11 @@ export async function updatePartner(
     // Disabling is its own action: it is what an operator looks for after an incident.
     if (from.disabled !== to.disabled) {
       await deps.audit.record(
-        { action: to.disabled ? 'partner.disabled' : 'partner.enabled', partnerId: id },
+        {
+          action: to.disabled ? 'partner.disabled' : 'partner.enabled',
+          partnerId: id,
+          ...(to.disabled && to.disabledReason ? { details: { reason: to.disabledReason } } : {}),
+        },
         ctx,
         tx,
       );

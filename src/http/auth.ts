@@ -95,7 +95,7 @@ export function partnerAuth({
         `This operation needs the scope${needed.length > 1 && !anyOf ? 's' : ''} ${names}; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
       );
     }
-    await authentication.touch(record.id);
+    await authentication.touch(identified.caller);
   };
 }
 

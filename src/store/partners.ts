@@ -11,13 +11,21 @@ export interface PartnerRecord {
   rootProfileIds: string[];
   rateLimitPerMinute: number | null;
   disabled: boolean;
+  disabledReason: string | null;
   lastUsedAt: string | null;
+  /** Which secret the last use sent: the current one, or the previous one during a grace period. */
+  lastUsedKey: 'current' | 'previous' | null;
+  /** Until when the previous secret still works; null when none does (read with VIEW_COLUMNS). */
+  previousSecretValidUntil: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
 const COLUMNS = `id, name, scopes, access_scope, root_profile_ids, rate_limit_per_minute, disabled,
-  last_used_at, created_at, updated_at`;
+  disabled_reason, last_used_at, last_used_key, created_at, updated_at`;
+/** COLUMNS and, for the operator, until when the previous secret still works (a rotation's grace). */
+const VIEW_COLUMNS = `${COLUMNS}, (SELECT max(s.expires_at) FROM partner_secrets s
+  WHERE s.partner_id = partners.id AND s.expires_at > now()) AS previous_secret_valid_until`;
 
 function toRecord(row: Record<string, unknown>): PartnerRecord {
   return {
@@ -28,7 +36,12 @@ function toRecord(row: Record<string, unknown>): PartnerRecord {
     rootProfileIds: row.root_profile_ids as string[],
     rateLimitPerMinute: row.rate_limit_per_minute as number | null,
     disabled: row.disabled as boolean,
+    disabledReason: (row.disabled_reason as string | null) ?? null,
     lastUsedAt: row.last_used_at ? (row.last_used_at as Date).toISOString() : null,
+    lastUsedKey: (row.last_used_key as 'current' | 'previous' | null) ?? null,
+    previousSecretValidUntil: row.previous_secret_valid_until
+      ? (row.previous_secret_valid_until as Date).toISOString()
+      : null,
     createdAt: (row.created_at as Date).toISOString(),
     updatedAt: (row.updated_at as Date).toISOString(),
   };
@@ -40,20 +53,22 @@ export interface PartnerPatch {
   accessScope?: 'global' | 'restricted' | undefined;
   rootProfileIds?: string[] | undefined;
   disabled?: boolean | undefined;
+  /** With disabled: true, why (null: none given); enabling clears it. */
+  disabledReason?: string | null | undefined;
   rateLimitPerMinute?: number | null | undefined;
 }
 
 export function partnerStore(db: Queryable) {
   return {
     async create(
-      input: Required<Omit<PartnerPatch, 'disabled'>> & { secretHash: Buffer },
+      input: Required<Omit<PartnerPatch, 'disabled' | 'disabledReason'>> & { secretHash: Buffer },
       tx: Queryable = db,
     ): Promise<PartnerRecord> {
       const id = randomUUID();
       const rows = await tx.query(
         'InsertPartner',
         `INSERT INTO partners (id, name, scopes, access_scope, root_profile_ids, rate_limit_per_minute)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${VIEW_COLUMNS}`,
         [id, input.name, input.scopes, input.accessScope, input.rootProfileIds, input.rateLimitPerMinute],
       );
       await tx.query(
@@ -65,7 +80,7 @@ export function partnerStore(db: Queryable) {
     },
 
     async get(id: string, tx: Queryable = db): Promise<PartnerRecord | undefined> {
-      const rows = await tx.query('GetPartner', `SELECT ${COLUMNS} FROM partners WHERE id = $1`, [id]);
+      const rows = await tx.query('GetPartner', `SELECT ${VIEW_COLUMNS} FROM partners WHERE id = $1`, [id]);
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
@@ -76,14 +91,14 @@ export function partnerStore(db: Queryable) {
     async getForUpdate(id: string, tx: Queryable): Promise<PartnerRecord | undefined> {
       const rows = await tx.query(
         'GetPartnerForUpdate',
-        `SELECT ${COLUMNS} FROM partners WHERE id = $1 FOR UPDATE`,
+        `SELECT ${VIEW_COLUMNS} FROM partners WHERE id = $1 FOR UPDATE`,
         [id],
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
     async list(tx: Queryable = db): Promise<PartnerRecord[]> {
-      const rows = await tx.query('ListPartners', `SELECT ${COLUMNS} FROM partners ORDER BY name, id`);
+      const rows = await tx.query('ListPartners', `SELECT ${VIEW_COLUMNS} FROM partners ORDER BY name, id`);
       return rows.map(toRecord);
     },
 
@@ -96,9 +111,10 @@ export function partnerStore(db: Queryable) {
            access_scope = coalesce($4, access_scope),
            root_profile_ids = coalesce($5, root_profile_ids),
            disabled = coalesce($6, disabled),
+           disabled_reason = CASE WHEN $6::boolean IS NULL THEN disabled_reason WHEN $6 THEN $9::text END,
            rate_limit_per_minute = CASE WHEN $7 THEN $8::integer ELSE rate_limit_per_minute END,
            updated_at = now()
-         WHERE id = $1 RETURNING ${COLUMNS}`,
+         WHERE id = $1 RETURNING ${VIEW_COLUMNS}`,
         [
           id,
           patch.name ?? null,
@@ -108,6 +124,7 @@ export function partnerStore(db: Queryable) {
           patch.disabled ?? null,
           patch.rateLimitPerMinute !== undefined,
           patch.rateLimitPerMinute ?? null,
+          patch.disabledReason ?? null,
         ],
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
@@ -158,13 +175,14 @@ export function partnerStore(db: Queryable) {
       return row ? { record: toRecord(row), key: row.key as KeyState } : undefined;
     },
 
-    /** Records use at most once a minute per partner, so reads do not turn into a write each. */
-    async touch(id: string, tx: Queryable = db): Promise<void> {
+    /** Records use (and which secret it sent) at most once a minute per partner, or when the secret changes. */
+    async touch(id: string, key: 'current' | 'previous', tx: Queryable = db): Promise<void> {
       await tx.query(
         'TouchPartner',
-        `UPDATE partners SET last_used_at = now()
-         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-        [id],
+        `UPDATE partners SET last_used_at = now(), last_used_key = $2
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
+                            OR last_used_key IS DISTINCT FROM $2)`,
+        [id, key],
       );
     },
   };

@@ -29,7 +29,18 @@ const partnerSchema = z
     ]),
     rateLimitPerMinute: z.number().int().nullable(),
     disabled: z.boolean(),
+    disabledReason: z.string().nullable().describe('Why an operator disabled it (cleared when enabled).'),
     lastUsedAt: z.string().nullable(),
+    lastUsedKey: z
+      .enum(['current', 'previous'])
+      .nullable()
+      .describe(
+        'Which secret the last use sent: after a rotation with a grace period, whether the partner moved on.',
+      ),
+    previousSecretValidUntil: z
+      .string()
+      .nullable()
+      .describe('When the previous secret stops working (a rotation with a grace period); null: none works.'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -116,6 +127,9 @@ export function partnerAdminRoutes(partners: PartnerAdmin): FastifyPluginAsync {
             scopes: scopes.optional(),
             access: access.optional(),
             disabled: z.boolean().optional(),
+            disabledReason: adminName(500)
+              .optional()
+              .describe('With disabled: true: why (kept with the partner and in the audit log).'),
             rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
           }),
           response: { 200: z.object({ data: partnerSchema }), ...errors },
