@@ -83,6 +83,9 @@ export function partnerAuth({
     await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
     // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
     request.partner = await authentication.partnerOf(record);
+    // A use of the secret, whatever the answer: "last used" and which secret must show a partner
+    // still sending its previous secret, even to operations it may not call.
+    await authentication.touch(identified.caller);
     const config = request.routeOptions.config.scope;
     const anyOf = typeof config === 'object' && 'anyOf' in config;
     const needed: readonly Scope[] =
@@ -95,7 +98,6 @@ export function partnerAuth({
         `This operation needs the scope${needed.length > 1 && !anyOf ? 's' : ''} ${names}; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
       );
     }
-    await authentication.touch(identified.caller);
   };
 }
 
