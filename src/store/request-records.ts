@@ -213,8 +213,11 @@ export function requestRecordStore(db: Queryable) {
     async deleteBefore(cutoff: string, limit: number): Promise<number> {
       const failures = await db.query<{ n: string }>(
         'DeleteOldRequestFailures',
-        `WITH old AS (SELECT id FROM request_failures WHERE at < $1::timestamptz ORDER BY at LIMIT $2),
-              gone AS (DELETE FROM request_failures f USING old WHERE f.id = old.id RETURNING 1)
+        // The oldest `limit` rows by id (the primary key's start), those of them past the cutoff:
+        // a bounded read even when none is old. Ids follow arrival, so old rows come first.
+        `WITH head AS (SELECT id, at FROM request_failures ORDER BY id LIMIT $2),
+              gone AS (DELETE FROM request_failures f USING head
+                       WHERE f.id = head.id AND head.at < $1::timestamptz RETURNING 1)
          SELECT count(*)::text AS n FROM gone`,
         [cutoff, limit],
       );
