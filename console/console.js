@@ -1042,6 +1042,8 @@ async function render(options = {}) {
 }
 
 window.addEventListener('hashchange', () => {
+  // A message belongs to the page it was said on.
+  document.getElementById('toast').textContent = '';
   void render().then(() => main.focus());
 });
 void render();
