@@ -84,6 +84,15 @@ function errorBox(error) {
   );
 }
 
+/** A labelled input: the label's text is its accessible name. */
+const field = (label, attrs) => h('label', {}, label, h('input', attrs));
+
+/** A form's submit handler: the browser's own submission is stopped. */
+const submitted = (handler) => (event) => {
+  event.preventDefault();
+  handler(event);
+};
+
 /** Runs an action from a form; errors appear in `slot`, never lost. */
 async function attempt(slot, action) {
   slot.replaceChildren();
@@ -288,8 +297,7 @@ async function partners() {
     'form',
     {
       class: 'panel',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const f = new FormData(event.target);
         const roots = [...rootSelect.selectedOptions].map((o) => o.value);
         void attempt(errors, async () => {
@@ -312,19 +320,18 @@ async function partners() {
           );
           event.target.reset();
         });
-      },
+      }),
     },
     h('h2', {}, 'New partner'),
     h(
       'div',
       { class: 'row' },
-      h('label', {}, 'Name', h('input', { name: 'name', required: true, maxlength: 200 })),
-      h(
-        'label',
-        {},
-        'Rate limit (requests a minute; empty: the default)',
-        h('input', { name: 'rateLimit', type: 'number', min: 1 }),
-      ),
+      field('Name', { name: 'name', required: true, maxlength: 200 }),
+      field('Rate limit (requests a minute; empty: the default)', {
+        name: 'rateLimit',
+        type: 'number',
+        min: 1,
+      }),
     ),
     h(
       'fieldset',
@@ -396,8 +403,7 @@ async function partner(id, window = '24h') {
     'form',
     {
       class: 'inline',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const grace = Number(new FormData(event.target).get('grace'));
         void act(async () => {
           const { data } = await api('POST', `/partners/${id}/rotate-secret`, { graceSeconds: grace });
@@ -411,7 +417,7 @@ async function partner(id, window = '24h') {
             ),
           );
         });
-      },
+      }),
     },
     h(
       'label',
@@ -434,22 +440,21 @@ async function partner(id, window = '24h') {
     'form',
     {
       class: 'inline',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const value = new FormData(event.target).get('limit');
         void act(async () => {
           await api('PATCH', `/partners/${id}`, { rateLimitPerMinute: value ? Number(value) : null });
           toast('Rate limit saved.');
           await render();
         });
-      },
+      }),
     },
-    h(
-      'label',
-      {},
-      'Rate limit (requests a minute; empty: the default)',
-      h('input', { name: 'limit', type: 'number', min: 1, value: p.rateLimitPerMinute ?? '' }),
-    ),
+    field('Rate limit (requests a minute; empty: the default)', {
+      name: 'limit',
+      type: 'number',
+      min: 1,
+      value: p.rateLimitPerMinute ?? '',
+    }),
     h('button', { type: 'submit', class: 'secondary' }, 'Save limit'),
   );
   const toggle = p.disabled
@@ -470,8 +475,7 @@ async function partner(id, window = '24h') {
         'form',
         {
           class: 'inline',
-          onsubmit: (event) => {
-            event.preventDefault();
+          onsubmit: submitted((event) => {
             const reason = new FormData(event.target).get('reason').trim();
             if (!confirm(`Disable ${p.name}? Every request with its secrets is refused until you enable it.`))
               return;
@@ -483,14 +487,13 @@ async function partner(id, window = '24h') {
               toast('Disabled.');
               await render();
             });
-          },
+          }),
         },
-        h(
-          'label',
-          {},
-          'Why (kept with the partner and in the audit log)',
-          h('input', { name: 'reason', maxlength: 500, size: 40 }),
-        ),
+        field('Why (kept with the partner and in the audit log)', {
+          name: 'reason',
+          maxlength: 500,
+          size: 40,
+        }),
         h('button', { type: 'submit', class: 'danger' }, 'Disable partner'),
       );
   const t = usage.totals;
@@ -614,18 +617,17 @@ async function requests(requestId) {
     {
       class: 'panel inline',
       role: 'search',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const id = new FormData(event.target).get('id').trim();
         if (id) location.hash = `#/requests/${encodeURIComponent(id)}`;
-      },
+      }),
     },
-    h(
-      'label',
-      {},
-      'Request id (X-Request-Id a partner quotes)',
-      h('input', { name: 'id', value: requestId ?? '', size: 40, required: true }),
-    ),
+    field('Request id (X-Request-Id a partner quotes)', {
+      name: 'id',
+      value: requestId ?? '',
+      size: 40,
+      required: true,
+    }),
     h('button', { type: 'submit' }, 'Find'),
   );
   if (requestId) {
@@ -729,8 +731,7 @@ async function dealers() {
     'form',
     {
       class: 'panel',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const f = new FormData(event.target);
         void attempt(errors, async () => {
           const { data } = await api('POST', '/dealers', {
@@ -742,21 +743,16 @@ async function dealers() {
           toast(`Created ${data.locationCode}.`);
           await render();
         });
-      },
+      }),
     },
     h('h2', {}, 'New location'),
     h(
       'div',
       { class: 'row' },
-      h('label', {}, 'Location code', h('input', { name: 'code', required: true, maxlength: 64 })),
-      h(
-        'label',
-        {},
-        'Parent location code (empty: a group at the top)',
-        h('input', { name: 'parent', maxlength: 64 }),
-      ),
-      h('label', {}, 'Display name', h('input', { name: 'name', maxlength: 200 })),
-      h('label', {}, 'City', h('input', { name: 'city', maxlength: 100 })),
+      field('Location code', { name: 'code', required: true, maxlength: 64 }),
+      field('Parent location code (empty: a group at the top)', { name: 'parent', maxlength: 64 }),
+      field('Display name', { name: 'name', maxlength: 200 }),
+      field('City', { name: 'city', maxlength: 100 }),
     ),
     h('p', {}, h('button', { type: 'submit' }, 'Create location')),
   );
@@ -764,8 +760,7 @@ async function dealers() {
     'form',
     {
       class: 'panel',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const text = new FormData(event.target).get('tree');
         void attempt(errors, async () => {
           let dealersJson;
@@ -782,7 +777,7 @@ async function dealers() {
           );
           await render();
         });
-      },
+      }),
     },
     h('h2', {}, 'Import a tree'),
     h(
@@ -811,13 +806,12 @@ async function dealers() {
 async function dealer(id) {
   const { data: d } = await api('GET', `/dealers/${id}`);
   const errors = h('div');
-  const field = (name, label, value) => h('label', {}, label, h('input', { name, value: value ?? '' }));
+  const edit = (name, label, value) => field(label, { name, value: value ?? '' });
   const form = h(
     'form',
     {
       class: 'panel',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const f = new FormData(event.target);
         const patch = {};
         for (const name of ['displayName', 'companyName', 'city', 'province', 'email', 'phone']) {
@@ -834,18 +828,18 @@ async function dealer(id) {
           toast('Saved.');
           await render();
         });
-      },
+      }),
     },
     h(
       'div',
       { class: 'row' },
-      field('parent', 'Parent location code (move it; empty: top level)', d.parent?.locationCode),
-      field('displayName', 'Display name', d.displayName),
-      field('companyName', 'Company name', d.companyName),
-      field('city', 'City', d.city),
-      field('province', 'Province', d.province),
-      field('email', 'Email', d.email),
-      field('phone', 'Phone', d.phone),
+      edit('parent', 'Parent location code (move it; empty: top level)', d.parent?.locationCode),
+      edit('displayName', 'Display name', d.displayName),
+      edit('companyName', 'Company name', d.companyName),
+      edit('city', 'City', d.city),
+      edit('province', 'Province', d.province),
+      edit('email', 'Email', d.email),
+      edit('phone', 'Phone', d.phone),
     ),
     h('p', {}, h('button', { type: 'submit' }, 'Save')),
     errors,
@@ -894,8 +888,7 @@ async function operators() {
     'form',
     {
       class: 'panel inline',
-      onsubmit: (event) => {
-        event.preventDefault();
+      onsubmit: submitted((event) => {
         const name = new FormData(event.target).get('name');
         void attempt(errors, async () => {
           const { data } = await api('POST', '/operators', { name });
@@ -909,9 +902,9 @@ async function operators() {
           event.target.reset();
           await render({ keep: out });
         });
-      },
+      }),
     },
-    h('label', {}, 'Name of the operator', h('input', { name: 'name', required: true, maxlength: 100 })),
+    field('Name of the operator', { name: 'name', required: true, maxlength: 100 }),
     h('button', { type: 'submit' }, 'Create token'),
   );
   const revoke = (o) =>
@@ -961,8 +954,7 @@ function signInView(message) {
       'form',
       {
         class: 'panel',
-        onsubmit: (event) => {
-          event.preventDefault();
+        onsubmit: submitted((event) => {
           const token = new FormData(event.target).get('token').trim();
           sessionStorage.setItem(TOKEN_KEY, token);
           void attempt(errors, async () => {
@@ -976,14 +968,15 @@ function signInView(message) {
             }
             await render();
           });
-        },
+        }),
       },
-      h(
-        'label',
-        {},
-        'Operator token (fco_…) or ADMIN_TOKEN',
-        h('input', { name: 'token', type: 'password', required: true, autocomplete: 'off', size: 60 }),
-      ),
+      field('Operator token (fco_…) or ADMIN_TOKEN', {
+        name: 'token',
+        type: 'password',
+        required: true,
+        autocomplete: 'off',
+        size: 60,
+      }),
       h('p', { class: 'muted' }, 'Kept in this browser tab only, until you sign out or close it.'),
       h('p', {}, h('button', { type: 'submit' }, 'Sign in')),
       errors,
