@@ -52,6 +52,7 @@ describe('request records: what a partner sees of its own failed requests', () =
 
     const page = await requests(acme);
     assert.equal(page.status, 200);
+    assert.deepEqual(page.body.meta, { failuresNotKept: 0 });
     const [newest] = page.body.data;
     assert.deepEqual(
       {
@@ -406,9 +407,20 @@ describe('request records: limits and failures of the recorder', () => {
         await app.call('GET', `${EXT}/listings?bad=${i}`, { secret: partner.secret });
       const page = await app.call('GET', `${EXT}/requests`, { secret: partner.secret });
       const usage = await app.admin('GET', `/partners/${partner.id}/usage`);
-      // Two minutes may have been crossed; either way, kept + not kept = 5.
+      // Two minutes may have been crossed; either way, kept + not kept = 5, and the partner's
+      // own list says how many it does not hold.
       assert.equal(page.body.data.length + usage.totals.failuresNotKept, 5);
       assert.ok(page.body.data.length >= 3 && page.body.data.length <= 5);
+      assert.equal(page.body.meta.failuresNotKept, usage.totals.failuresNotKept);
+      assert.equal(page.body.meta.failuresNotKept, 5 - page.body.data.length);
+      const future = await app.call(
+        'GET',
+        `${EXT}/requests?since=${new Date(Date.now() + 120_000).toISOString()}`,
+        {
+          secret: partner.secret,
+        },
+      );
+      assert.equal(future.body.meta.failuresNotKept, 0, 'since narrows the count too');
     } finally {
       await app.close();
     }

@@ -193,6 +193,21 @@ export function requestRecordStore(db: Queryable) {
       };
     },
 
+    /**
+     * Failures counted but not kept one by one (over the per-minute limit): of one partner, or of
+     * every partner (undefined), since a time or over everything kept.
+     */
+    async notKept(partnerId: string | null | undefined, since: string | undefined): Promise<number> {
+      const rows = await db.query<{ n: string }>(
+        'FailuresNotKept',
+        `SELECT coalesce(sum(failures_not_kept), 0)::text AS n FROM partner_usage
+         WHERE ($1::uuid IS NULL OR partner_id = $1)
+           AND ($2::timestamptz IS NULL OR minute >= date_trunc('minute', $2::timestamptz))`,
+        [partnerId === undefined ? null : (partnerId ?? NO_PARTNER), since ?? null],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+
     /** The most frequent error codes of a partner's failures since a time. */
     async topCodes(partnerId: string, since: string, limit: number) {
       const rows = await db.query(

@@ -4683,6 +4683,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RequestRecord"][];
+                        meta: {
+                            /** @description Failed requests that were counted but not kept one by one (more than 1,000 in a minute), since `since` or over the whole retention: when it is not 0, the list holds fewer failures than there were. Not narrowed by status or code. */
+                            failuresNotKept: number;
+                        };
                         pagination: {
                             pageSize: number;
                             hasMore: boolean;

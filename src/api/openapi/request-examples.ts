@@ -47,7 +47,11 @@ export const REQUEST_RESPONSE_EXAMPLES: Record<string, Record<number, Record<str
     200: {
       failures: {
         summary: 'A refused write, and a client still sending a secret a rotation retired',
-        value: { data: [record, retired], pagination: { pageSize: 50, hasMore: false } },
+        value: {
+          data: [record, retired],
+          meta: { failuresNotKept: 0 },
+          pagination: { pageSize: 50, hasMore: false },
+        },
       },
     },
   },

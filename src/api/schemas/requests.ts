@@ -62,8 +62,18 @@ export const recordPagination = z.object({
   nextCursor: z.string().optional().describe('Send back as cursor for the next (older) page.'),
 });
 
+export const recordMeta = z.object({
+  failuresNotKept: z
+    .number()
+    .int()
+    .describe(
+      'Failed requests that were counted but not kept one by one (more than 1,000 in a minute), since `since` or over the whole retention: when it is not 0, the list holds fewer failures than there were. Not narrowed by status or code.',
+    ),
+});
+
 export const requestRecordPageSchema = z.object({
   data: z.array(requestRecordSchema),
+  meta: recordMeta,
   pagination: recordPagination,
 });
 

@@ -60,7 +60,7 @@ export function operatorFailureView(record: FailureRecord) {
  * has just failed is there when its partner asks (other instances write within 200 ms).
  */
 export function requestRecordReads(deps: {
-  store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes' | 'traffic'>;
+  store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes' | 'traffic' | 'notKept'>;
   flush: () => Promise<void>;
   cursors: CursorCodec;
   now?: () => number;
@@ -78,12 +78,18 @@ export function requestRecordReads(deps: {
     const print = `requests:${fingerprint({ scope: scope.scopeKey, status: query.status, code: filter.code, since: query.since })}`;
     const before = query.cursor === undefined ? null : deps.cursors.decode(query.cursor, print);
     await deps.flush();
-    const rows = await deps.store.failures(filter, pageSize + 1, before?.id ?? null);
+    const [rows, notKept] = await Promise.all([
+      deps.store.failures(filter, pageSize + 1, before?.id ?? null),
+      // A list that holds less than happened says so (past the per-minute limit, failures are
+      // only counted): the filters on status and code do not apply to that count.
+      deps.store.notKept(scope.partnerId, query.since),
+    ]);
     const shown = rows.slice(0, pageSize);
     const hasMore = rows.length > pageSize;
     const last = shown[shown.length - 1];
     return {
       shown,
+      meta: { failuresNotKept: notKept },
       pagination: {
         pageSize,
         hasMore,
@@ -107,8 +113,8 @@ export function requestRecordReads(deps: {
   return {
     /** A partner's failed requests, newest first. */
     async ofPartner(partnerId: string, query: RecordQuery) {
-      const { shown, pagination } = await page({ partnerId, scopeKey: partnerId }, query);
-      return { data: shown.map(failureView), pagination };
+      const { shown, meta, pagination } = await page({ partnerId, scopeKey: partnerId }, query);
+      return { data: shown.map(failureView), meta, pagination };
     },
     /** One of the partner's failed requests by its id (the newest, if the partner reused the id). */
     async oneOfPartner(partnerId: string, requestId: string) {
@@ -117,11 +123,11 @@ export function requestRecordReads(deps: {
     /** Any partner's failed requests (`partnerId` "none": those that named no partner). */
     async ofAny(query: RecordQuery & { partnerId?: string | undefined }) {
       const partnerId = query.partnerId === 'none' ? null : query.partnerId;
-      const { shown, pagination } = await page(
+      const { shown, meta, pagination } = await page(
         { ...(partnerId === undefined ? {} : { partnerId }), scopeKey: query.partnerId ?? '*' },
         query,
       );
-      return { data: shown.map(operatorFailureView), pagination };
+      return { data: shown.map(operatorFailureView), meta, pagination };
     },
     async oneOfAny(requestId: string) {
       return operatorFailureView(await newest({ requestId }));

@@ -8,6 +8,7 @@ import {
 } from '../../../domain/request-records/reads.js';
 import { uuidParam } from '../../schemas/query.js';
 import {
+  recordMeta,
   recordPagination,
   requestRecordQuery,
   requestRecordSchema,
@@ -43,7 +44,11 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
               .describe('One partner; "none": requests whose secret named no partner.'),
           }),
           response: {
-            200: z.object({ data: z.array(operatorRecordSchema), pagination: recordPagination }),
+            200: z.object({
+              data: z.array(operatorRecordSchema),
+              meta: recordMeta,
+              pagination: recordPagination,
+            }),
             ...errors,
           },
         },
