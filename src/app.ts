@@ -9,6 +9,7 @@ import { consolePages } from './api/console/index.js';
 import { docsPage } from './api/docs/index.js';
 import { type ExternalApi, externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
+import { documentedPath, PARTNER_PREFIX } from './api/openapi/document.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import type { Config } from './config.js';
 import { type ProblemError, problem } from './domain/errors.js';
@@ -31,8 +32,6 @@ export const BODY_LIMIT = 5 * 1024 * 1024;
 /** The use cases the routes call (compose.ts builds them). */
 export type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
   Omit<AdminApi, 'rateLimits' | 'metrics' | 'health'> & { requestRecorder: RequestRecorder };
-
-const PARTNER_API = '/api/external/v1';
 
 export interface AppOptions {
   config: Config;
@@ -179,7 +178,7 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
   // On send, not on response: a partner that reads GET /requests the moment its answer arrives
   // must find the record there (onResponse may run after the client has read the answer).
   app.addHook('onSend', async (request, reply) => {
-    if (!request.url.startsWith(`${PARTNER_API}/`)) return;
+    if (!request.url.startsWith(`${PARTNER_PREFIX}/`)) return;
     recordPartnerRequest(
       request,
       reply.statusCode,
@@ -187,6 +186,16 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
       reply.elapsedTime,
     );
   });
+  // The info series of each partner id carries its current name: a rename replaces the series
+  // (two with value 1 would make every join on the partner label ambiguous).
+  const namesInMetrics = new Map<string, string>();
+  function nameInMetrics(partner: string, name: string): void {
+    const before = namesInMetrics.get(partner);
+    if (before === name) return;
+    if (before !== undefined) metrics.partnerInfo.remove({ partner, name: before });
+    namesInMetrics.set(partner, name);
+    metrics.partnerInfo.set({ partner, name }, 1);
+  }
   function recordPartnerRequest(
     request: FastifyRequest,
     status: number,
@@ -195,8 +204,7 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
   ): void {
     const partnerId = request.caller?.partnerId ?? null;
     metrics.partnerRequests.inc({ partner: partnerId ?? 'none', class: `${Math.floor(status / 100)}xx` });
-    if (request.partner)
-      metrics.partnerInfo.set({ partner: request.partner.id, name: request.partner.name }, 1);
+    if (request.partner) nameInMetrics(request.partner.id, request.partner.name);
     recorder.record({
       requestId: request.id,
       partnerId,
@@ -220,7 +228,7 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
     rateLimits: rateLimits.limits,
   });
   registerErrorHandling(app as unknown as FastifyInstance, async (request) => {
-    if (request.url.startsWith(`${PARTNER_API}/`)) await attribute(request);
+    if (request.url.startsWith(`${PARTNER_PREFIX}/`)) await attribute(request);
   });
   registerMethodNotAllowed(app as unknown as FastifyInstance);
   await registerOpenApi(app as unknown as FastifyInstance);
@@ -229,7 +237,7 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
   await app.register(docsPage);
   await app.register(consolePages);
   await app.register(externalRoutes({ ...useCases, rateLimits: rateLimits.limits, metrics }), {
-    prefix: '/api/external/v1',
+    prefix: PARTNER_PREFIX,
   });
   await app.register(
     adminRoutes({
@@ -273,12 +281,8 @@ async function probe(db: Db): Promise<{ ok: boolean; error: string | null }> {
  * matched, the path as sent (its first 200 characters, marked when cut).
  */
 function documentedRoute(route: string, url: string): string {
-  if (route !== 'unmatched') {
-    const path = route.slice(PARTNER_API.length);
-    // PUT and DELETE name their parameter externalReference; the document calls it {listing}.
-    return path === '/listings/:externalReference' ? '/listings/{listing}' : path.replace(/:(\w+)/g, '{$1}');
-  }
-  const path = url.split('?')[0]!.slice(PARTNER_API.length);
+  if (route !== 'unmatched') return documentedPath(route.slice(PARTNER_PREFIX.length));
+  const path = url.split('?')[0]!.slice(PARTNER_PREFIX.length);
   return path.length > 200 ? `${path.slice(0, 200)}… (${path.length} characters)` : path;
 }
 

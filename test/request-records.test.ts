@@ -106,7 +106,7 @@ describe('request records: what a partner sees of its own failed requests', () =
     assert.ok(!mine.body.data.some((r: { requestId: string }) => r.requestId === id));
   });
 
-  test('unmatched paths, scope refusals and rate limits are kept too, each with its route', async () => {
+  test('unmatched paths and scope refusals are kept too, each with its route', async () => {
     const reader = await createPartner(app, { roots: [tree.ids.A!], scopes: ['read:listings'] });
     await app.call('GET', `${EXT}/listngs?x=1`, { secret: reader.secret });
     await app.call('PUT', `${EXT}/listings/r1`, { secret: reader.secret, body: listingBody() });
@@ -211,6 +211,8 @@ describe('request records: what a partner sees of its own failed requests', () =
     assert.deepEqual([after.lastUsedKey, after.previousSecretValidUntil], ['current', null]);
     const byId = new Map(page.body.data.map((r: { requestId: string }) => [r.requestId, r]));
     assert.equal((byId.get(previousId) as { key: string }).key, 'previous');
+    // GET /listings/{id} is written as the document writes it, as PUT and DELETE are.
+    assert.equal((byId.get(previousId) as { route: string }).route, '/listings/{listing}');
     assert.deepEqual(
       [(byId.get(retiredId) as { key: string }).key, (byId.get(retiredId) as { status: number }).status],
       ['retired', 401],
@@ -360,6 +362,17 @@ describe('request records: the operator view, usage and metrics', () => {
       metrics.text,
       new RegExp(`forecourt_partner_info\\{partner="${partner.id}",name="[^"]+"\\} 1`),
     );
+    // Renamed: one info series, with the new name.
+    const renamed = unique('Renamed');
+    await app.admin('PATCH', `/partners/${partner.id}`, { name: renamed, rateLimitPerMinute: 1000 });
+    await app.call('GET', `${EXT}/listings`, { secret: partner.secret });
+    const after = await app.call('GET', `${ADMIN}/metrics`, {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+    });
+    const series = after.text
+      .split('\n')
+      .filter((line) => line.startsWith(`forecourt_partner_info{partner="${partner.id}"`));
+    assert.deepEqual(series, [`forecourt_partner_info{partner="${partner.id}",name="${renamed}"} 1`]);
   });
 
   test('records older than the retention are deleted (in batches), on both databases', async () => {

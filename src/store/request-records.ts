@@ -26,16 +26,23 @@ export interface FailureRecord extends FailureInput {
   partnerName: string | null;
 }
 
-export interface UsageInput {
+/** The counts kept per partner and minute, in the order the views list them. */
+export const USAGE_COUNTS = [
+  'requests',
+  'clientErrors',
+  'serverErrors',
+  'rateLimited',
+  'itemsWritten',
+  'itemsFailed',
+  'failuresNotKept',
+] as const;
+export type UsageCounts = Record<(typeof USAGE_COUNTS)[number], number>;
+export const noUsage = (): UsageCounts =>
+  Object.fromEntries(USAGE_COUNTS.map((name) => [name, 0])) as UsageCounts;
+
+export interface UsageInput extends UsageCounts {
   partnerId: string;
   minute: string;
-  requests: number;
-  clientErrors: number;
-  serverErrors: number;
-  rateLimited: number;
-  itemsWritten: number;
-  itemsFailed: number;
-  failuresNotKept: number;
 }
 
 export interface FailureFilter {

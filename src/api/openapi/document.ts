@@ -12,6 +12,14 @@ import { errorExamples, RESPONSE_EXAMPLES } from './examples.js';
  */
 export const PARTNER_PREFIX = '/api/external/v1';
 
+/** GET /listings/:id and PUT, DELETE /listings/:externalReference: one path here, /listings/{listing}. */
+const LISTING_PATH = /^\/listings\/:(id|externalReference)$/;
+
+/** A partner route's path (without the prefix) as this document writes it: /listings/{listing}. */
+export function documentedPath(path: string): string {
+  return path.replace(LISTING_PATH, '/listings/:listing').replace(/:(\w+)/g, '{$1}');
+}
+
 /** Route config of an operation whose body is validated in the domain (per item, for bulk). */
 export interface DocumentedRoute {
   /** The body shape, for the document only: Fastify does not validate it. */
@@ -163,7 +171,7 @@ export const swaggerOptions: SwaggerOptions = {
     let path = url.slice(PARTNER_PREFIX.length);
 
     const listingParam = LISTING_PARAM[method];
-    if (/^\/listings\/:(id|externalReference)$/.test(path) && listingParam && out.params) {
+    if (LISTING_PATH.test(path) && listingParam && out.params) {
       path = '/listings/:listing';
       const properties = out.params.properties as Json;
       properties.listing = { ...properties[listingParam.from], description: listingParam.description };

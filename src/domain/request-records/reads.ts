@@ -1,5 +1,5 @@
 import type { FailureFilter, FailureRecord, RequestRecordStore } from '../../store/request-records.js';
-import { NO_PARTNER } from '../../store/request-records.js';
+import { NO_PARTNER, noUsage, USAGE_COUNTS } from '../../store/request-records.js';
 import { type CursorCodec, fingerprint } from '../cursor.js';
 import { problem } from '../errors.js';
 
@@ -166,38 +166,12 @@ export function requestRecordReads(deps: {
       const buckets = [];
       for (let t = start; t < end; t += bucketMs) {
         const at = new Date(t).toISOString();
-        buckets.push(byStart.get(at) ?? { ...zero(), start: at });
+        buckets.push(byStart.get(at) ?? { start: at, ...noUsage() });
       }
-      const totals = buckets.reduce((sum, b) => {
-        for (const k of COUNTS) sum[k] += b[k];
-        return sum;
-      }, zero());
-      const { start: _unused, ...sums } = totals;
-      return { window, bucketMinutes, since, totals: sums, buckets, topErrorCodes: topCodes };
+      const totals = noUsage();
+      for (const bucket of buckets) for (const name of USAGE_COUNTS) totals[name] += bucket[name];
+      return { window, bucketMinutes, since, totals, buckets, topErrorCodes: topCodes };
     },
-  };
-}
-
-const COUNTS = [
-  'requests',
-  'clientErrors',
-  'serverErrors',
-  'rateLimited',
-  'itemsWritten',
-  'itemsFailed',
-  'failuresNotKept',
-] as const;
-
-function zero() {
-  return {
-    start: '',
-    requests: 0,
-    clientErrors: 0,
-    serverErrors: 0,
-    rateLimited: 0,
-    itemsWritten: 0,
-    itemsFailed: 0,
-    failuresNotKept: 0,
   };
 }
 

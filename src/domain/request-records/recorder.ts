@@ -3,7 +3,9 @@ import {
   type FailureInput,
   type KeyState,
   NO_PARTNER,
+  noUsage,
   type RequestRecordStore,
+  USAGE_COUNTS,
   type UsageInput,
 } from '../../store/request-records.js';
 import type { Issue } from '../errors.js';
@@ -65,17 +67,7 @@ export function requestRecorder(deps: {
     const key = `${partnerId}|${minute}`;
     let entry = usage.get(key);
     if (!entry) {
-      entry = {
-        partnerId,
-        minute: new Date(minute).toISOString(),
-        requests: 0,
-        clientErrors: 0,
-        serverErrors: 0,
-        rateLimited: 0,
-        itemsWritten: 0,
-        itemsFailed: 0,
-        failuresNotKept: 0,
-      };
+      entry = { partnerId, minute: new Date(minute).toISOString(), ...noUsage() };
       usage.set(key, entry);
     }
     return entry;
@@ -145,13 +137,7 @@ export function requestRecorder(deps: {
   function mergeBack(counts: UsageInput[]): void {
     for (const c of counts) {
       const into = usageOf(c.partnerId, Date.parse(c.minute));
-      into.requests += c.requests;
-      into.clientErrors += c.clientErrors;
-      into.serverErrors += c.serverErrors;
-      into.rateLimited += c.rateLimited;
-      into.itemsWritten += c.itemsWritten;
-      into.itemsFailed += c.itemsFailed;
-      into.failuresNotKept += c.failuresNotKept;
+      for (const name of USAGE_COUNTS) into[name] += c[name];
     }
   }
 

@@ -68,7 +68,7 @@ export function operatorAdminRoutes(operators: OperatorAccess): FastifyPluginAsy
               .trim()
               .min(1, 'must not be empty')
               .max(100, 'must be at most 100 characters')
-              .regex(/^[^\p{Cc}]+$/u, 'must not contain control characters'),
+              .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
           }),
           response: { 201: z.object({ data: operatorSchema.extend({ token: z.string() }) }), ...errors },
         },
