@@ -1,5 +1,6 @@
 import type { DealerStore } from '../store/dealers.js';
-import type { ListingFilter, ListingReadStore, Sort } from '../store/listings-read.js';
+import type { StoredListing } from '../store/listing-rows.js';
+import type { ListingFilter, ListingReadStore, Projection, Sort } from '../store/listings-read.js';
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, narrow } from './access.js';
 import { type CursorCodec, fingerprint } from './cursor.js';
@@ -23,9 +24,13 @@ export function listingReads(deps: ListingReadDeps) {
       query: ListingQuery,
       extra?: readonly (readonly string[])[],
     ) => listingFilter(deps, partner, query, extra),
-    page: (filter: ListingFilter, query: ListingQuery, context?: string) =>
-      listingPage(deps, filter, query, context),
-    get: (id: string) => deps.listings.get(id),
+    /** `projection`: what each listing is read as (the stored listing unless the caller says). */
+    page: <T = StoredListing>(
+      filter: ListingFilter,
+      query: ListingQuery,
+      options: { context?: string; projection?: Projection<T> } = {},
+    ) => listingPage(deps, filter, query, options.context, options.projection),
+    get: <T = StoredListing>(id: string, projection?: Projection<T>) => deps.listings.get(id, projection),
   };
 }
 
@@ -105,7 +110,13 @@ async function assertKnownInScope(deps: ListingReadDeps, access: Access, ids: st
  * newer than the horizon are shown but not passed: the next page shows them again. `hasMore` is
  * false only when no listing of the filter lies after `nextCursor`, so a walk never stops short.
  */
-async function listingPage(deps: ListingReadDeps, filter: ListingFilter, query: ListingQuery, context = '') {
+async function listingPage<T>(
+  deps: ListingReadDeps,
+  filter: ListingFilter,
+  query: ListingQuery,
+  context = '',
+  projection?: Projection<T>,
+) {
   const syncing = query.sort === 'updatedAt';
   const print = fingerprint({
     context,
@@ -130,7 +141,7 @@ async function listingPage(deps: ListingReadDeps, filter: ListingFilter, query: 
     const horizon = syncing ? await deps.syncHorizon.current() : null;
     // One row more than shown tells whether anything follows the page.
     const limit = syncing ? query.pageSize + 1 : query.pageSize;
-    return deps.listings.page(filter, query.sort, limit, offset, { after, horizon });
+    return deps.listings.page(filter, query.sort, limit, offset, { after, horizon, projection });
   };
   const [fetched, totalItems] = await Promise.all([readPage(), deps.listings.count(filter)]);
   const rows = fetched.slice(0, query.pageSize);

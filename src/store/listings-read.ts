@@ -36,8 +36,19 @@ export interface ListingFilter {
   reference: string | null;
 }
 
-export interface PageRow {
-  listing: StoredListing;
+/**
+ * What a read returns of each listing: the stored listing (the default), or what `columns` selects
+ * from `l` and LISTING_JOINS, read by `read` (the API's JSON built in the database).
+ */
+export interface Projection<T> {
+  columns: string;
+  read: (row: Record<string, unknown>) => T;
+}
+
+export const STORED: Projection<StoredListing> = { columns: LISTING_COLUMNS, read: rowToStoredListing };
+
+export interface PageRow<T = StoredListing> {
+  listing: T;
   /** The row's place in the (updatedAt, id) order, to the microsecond. */
   position: Position;
   /** updatedAt lies behind the commit horizon: no transaction still open can write before it. */
@@ -132,14 +143,15 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
      * (keyset paging: deep pages cost what the first one does). A row is `settled` when it lies
      * before `horizon` (store/sync-horizon.ts), read before this call; null: nothing is.
      */
-    async page(
+    async page<T = StoredListing>(
       filter: ListingFilter,
       sort: Sort,
       limit: number,
       offset: number,
-      options: Range & { horizon: string | null },
+      options: Range & { horizon: string | null; projection?: Projection<T> },
       tx: Queryable = db,
-    ): Promise<PageRow[]> {
+    ): Promise<PageRow<T>[]> {
+      const projection = options.projection ?? (STORED as unknown as Projection<T>);
       const params: unknown[] = [];
       const source = pageSource(filter, sort, limit + offset, params, options);
       params.push(limit, offset, options.horizon ?? '-infinity');
@@ -156,13 +168,13 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
          )
          SELECT to_char(page.pos AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS pos_ts,
                 page.pos < $${n}::timestamptz AS settled,
-                ${LISTING_COLUMNS}
+                l.id, ${projection.columns}
          FROM page JOIN listings l ON l.id = page.id ${LISTING_JOINS}
          ORDER BY ${SORT_SQL[sort]}`,
         params,
       );
       return rows.map((r) => ({
-        listing: rowToStoredListing(r),
+        listing: projection.read(r),
         position: { ts: r.pos_ts as string, id: r.id as string },
         settled: r.settled as boolean,
       }));
@@ -227,13 +239,17 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
       return rows[0]!.n;
     },
 
-    async get(id: string, tx: Queryable = db): Promise<StoredListing | undefined> {
+    async get<T = StoredListing>(
+      id: string,
+      projection: Projection<T> = STORED as unknown as Projection<T>,
+      tx: Queryable = db,
+    ): Promise<T | undefined> {
       const rows = await tx.query(
         'GetListing',
-        `SELECT ${LISTING_COLUMNS} FROM listings l ${LISTING_JOINS} WHERE l.id = $1`,
+        `SELECT ${projection.columns} FROM listings l ${LISTING_JOINS} WHERE l.id = $1`,
         [id],
       );
-      return rows[0] ? rowToStoredListing(rows[0]) : undefined;
+      return rows[0] ? projection.read(rows[0]) : undefined;
     },
   };
 }

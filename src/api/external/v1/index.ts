@@ -9,7 +9,7 @@ import { partnerAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
 import type { RateLimits } from '../../../http/rate-limit.js';
 import { refuseUndeclaredQuery } from '../../../http/validation.js';
-import { listingView } from './listing-view.js';
+import { listingJsonProjection } from './listing-view.js';
 import { listingWriteRoutes } from './listing-writes.js';
 import { listingRoutes } from './listings.js';
 import { locationRoutes } from './locations.js';
@@ -41,10 +41,10 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     app.addHook('onSend', async (_request, reply) => {
       if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
     });
-    const view = listingView(api.listingBaseUrl);
-    await app.register(listingRoutes(api.listings, view));
+    const json = listingJsonProjection(api.listingBaseUrl);
+    await app.register(listingRoutes(api.listings, json));
     await app.register(listingWriteRoutes(api.writes, api.metrics));
-    await app.register(locationRoutes(api.locations, api.listings, view));
+    await app.register(locationRoutes(api.locations, api.listings, json));
     await app.register(webhookRoutes(api.webhooks));
     await app.register(requestRecordRoutes(api.requestRecords));
     await app.register(referenceRoutes);

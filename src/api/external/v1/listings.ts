@@ -6,7 +6,7 @@ import { inScope } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
 import type { ListingReads } from '../../../domain/listing-query.js';
 import { partnerMeta } from '../../../http/auth.js';
-import type { StoredListing } from '../../../store/listing-rows.js';
+import type { Projection } from '../../../store/listings-read.js';
 import { uuidParam } from '../../schemas/query.js';
 import {
   listingSchema,
@@ -15,7 +15,8 @@ import {
   partnerMetaSchema,
 } from '../../schemas/responses.js';
 import { listingsQuery } from './listing-query-schema.js';
-import type { ListingViewer } from './listing-view.js';
+import type { ListingJson } from './listing-view.js';
+import { sendJson } from './send-json.js';
 
 export const listingListResponse = z.object({
   data: z.array(listingSchema),
@@ -26,7 +27,9 @@ export const listingListResponse = z.object({
   }),
 });
 
-export function listingRoutes(listings: ListingReads, view: ListingViewer): FastifyPluginAsync {
+const singleMeta = z.object({ partner: partnerMetaSchema });
+
+export function listingRoutes(listings: ListingReads, json: Projection<ListingJson>): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -41,14 +44,15 @@ export function listingRoutes(listings: ListingReads, view: ListingViewer): Fast
           response: { 200: listingListResponse, ...partnerErrors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const partner = request.partner!;
         const query = request.query;
         const filter = await listings.filter(partner, query);
-        return {
-          ...viewPage(await listings.page(filter, query), view),
-          meta: { partner: partnerMeta(partner), filters: appliedFilters(query) },
-        };
+        const page = await listings.page(filter, query, { projection: json });
+        return sendListingPage(reply, page, {
+          partner: partnerMeta(partner),
+          filters: appliedFilters(query),
+        });
       },
     );
 
@@ -69,25 +73,25 @@ export function listingRoutes(listings: ListingReads, view: ListingViewer): Fast
           tags: ['Listings'],
           params: z.object({ id: uuidParam }),
           response: {
-            200: z.object({ data: listingSchema, meta: z.object({ partner: partnerMetaSchema }) }),
+            200: z.object({ data: listingSchema, meta: singleMeta }),
             ...partnerErrors,
           },
         },
       },
       async (request, reply) => {
         const partner = request.partner!;
-        const stored = await listings.get(request.params.id);
+        const listing = await listings.get(request.params.id, json);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
-        if (!stored || !inScope(partner.access, stored.dealer.id)) {
+        if (!listing || !inScope(partner.access, listing.dealerId)) {
           throw notFound(`No listing ${request.params.id} in this API secret's access scope.`);
         }
         // The ETag covers everything shown (the dealer's details too), so a 304 is never stale.
-        const listing = view(stored);
-        const etag = `"${createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 27)}"`;
+        const etag = `"${createHash('sha256').update(listing.json).digest('base64url').slice(0, 27)}"`;
         reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
         if (matchesEtag(request.headers['if-none-match'], etag))
           return (reply as FastifyReply).code(304).send(); // no body, so no schema
-        return { data: listing, meta: { partner: partnerMeta(partner) } };
+        const meta = singleMeta.parse({ partner: partnerMeta(partner) });
+        return sendJson(reply, `{"data":${listing.json},"meta":${JSON.stringify(meta)}}`);
       },
     );
   };
@@ -129,7 +133,17 @@ export function appliedFilters(query: {
   };
 }
 
-/** A page of stored listings as partners read them. */
-export function viewPage<P extends { data: StoredListing[] }>(page: P, view: ListingViewer) {
-  return { ...page, data: page.data.map(view) };
+const listPageRest = listingListResponse.omit({ data: true });
+
+/**
+ * Sends a page of listings whose JSON the database built (listing-view.ts): the listings' text is
+ * spliced in as it is; pagination and meta go through their schema like any other response.
+ */
+export function sendListingPage(
+  reply: FastifyReply,
+  page: { data: ListingJson[]; pagination: z.input<typeof paginationSchema> },
+  meta: z.input<typeof listingListResponse>['meta'],
+): FastifyReply {
+  const rest = JSON.stringify(listPageRest.parse({ pagination: page.pagination, meta }));
+  return sendJson(reply, `{"data":[${page.data.map((listing) => listing.json).join(',')}],${rest.slice(1)}`);
 }

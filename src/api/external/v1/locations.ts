@@ -5,11 +5,12 @@ import { isStorableText } from '../../../domain/listing-input.js';
 import type { ListingReads } from '../../../domain/listing-query.js';
 import { DEFAULT_LOCATION_PAGE, type LocationReads, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
 import { partnerMeta } from '../../../http/auth.js';
+import type { Projection } from '../../../store/listings-read.js';
 import { booleanParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 import { paging, resolvePaging } from './listing-query-schema.js';
-import type { ListingViewer } from './listing-view.js';
-import { appliedFilters, listingListResponse, viewPage } from './listings.js';
+import type { ListingJson } from './listing-view.js';
+import { appliedFilters, listingListResponse, sendListingPage } from './listings.js';
 
 export const locationsQuery = z
   .object({
@@ -68,7 +69,7 @@ const locationListingsQuery = z
 export function locationRoutes(
   locations: LocationReads,
   listings: ListingReads,
-  view: ListingViewer,
+  json: Projection<ListingJson>,
 ): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
@@ -139,16 +140,17 @@ export function locationRoutes(
           response: { 200: listingListResponse, ...partnerErrors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const partner = request.partner!;
         const { id } = request.params;
         const query = request.query;
         const own = await locations.listingScope(partner.access, id, query.includeChildren);
         const filter = await listings.filter(partner, query, [own]);
-        return {
-          ...viewPage(await listings.page(filter, query), view),
-          meta: { partner: partnerMeta(partner), filters: { locationId: id, ...appliedFilters(query) } },
-        };
+        const page = await listings.page(filter, query, { projection: json });
+        return sendListingPage(reply, page, {
+          partner: partnerMeta(partner),
+          filters: { locationId: id, ...appliedFilters(query) },
+        });
       },
     );
   };

@@ -1,0 +1,10 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Sends JSON text that is already finished (built by the database, spliced together): as bytes,
+ * so no serializer touches it again. Only for text made from a response schema's own shape;
+ * the contract tests check these responses against the document like every other.
+ */
+export function sendJson(reply: FastifyReply, json: string): FastifyReply {
+  return reply.header('Content-Type', 'application/json; charset=utf-8').send(Buffer.from(json));
+}
