@@ -25,6 +25,7 @@ import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
 import { load, summarize } from './lib/load.js';
 import { startHttpLimitServer, startService } from './lib/processes.js';
+import { measuredOn, rssMb } from './lib/usage.js';
 import type { Scenario } from './lib/report.js';
 import {
   type Dataset,
@@ -69,6 +70,22 @@ const API = '/api/external/v1';
 const service = await startService(
   databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: path.resolve(values['data-dir']!) },
 );
+// Idle: started, migrated, nothing asked yet (the timers of background work have run once).
+await new Promise((resolve) => setTimeout(resolve, 3000));
+const idleRssMb = rssMb(service.pid);
+log(`idle RSS ${idleRssMb} MB`);
+/** The service's own load run, with the CPU it spent per request and its memory after. */
+async function serviceLoad(options: Parameters<typeof load>[0]) {
+  const { result, cpuMs, rssMb } = await measuredOn(service.pid, () => load(options));
+  const perRequest = cpuMs !== undefined && result.requests > 0 ? cpuMs / result.requests : undefined;
+  return {
+    measured: result,
+    usage: {
+      ...(perRequest !== undefined ? { serviceCpuMs: Math.round(perRequest * 100) / 100 } : {}),
+      ...(rssMb !== undefined ? { rssMb } : {}),
+    },
+  };
+}
 const auth = (who: Parameters<typeof secretOf>[1]) => ({ authorization: `Bearer ${secretOf(dataset, who)}` });
 
 async function get(pathAndQuery: string, who: Parameters<typeof secretOf>[1]) {
@@ -126,7 +143,7 @@ const httpLimit = await startHttpLimitServer(bodiesFile, path.join(service.dataD
 
 for (const s of reads) {
   log(`${s.name}: service`);
-  const measured = await load({
+  const { measured, usage } = await serviceLoad({
     url: `${service.url}${API}${s.path}`,
     connections,
     durationS,
@@ -140,6 +157,7 @@ for (const s of reads) {
     service: measured,
     httpLimit: http,
     ratioToHttpLimit: ratio(measured.requestsPerSecond, http.requestsPerSecond),
+    ...usage,
   };
   if (useCases && recorder && databaseUrl) {
     recorder.take();
@@ -231,7 +249,7 @@ for (const [name, hold] of [
 if (wanted('put-single')) {
   log('put-single');
   let n = 0;
-  const measured = await load({
+  const { measured, usage } = await serviceLoad({
     url: `${service.url}${API}/listings/x`,
     connections,
     durationS,
@@ -245,12 +263,13 @@ if (wanted('put-single')) {
     connections,
     service: measured,
     listingsPerSecond: measured.requestsPerSecond,
+    ...usage,
   });
 }
 if (wanted('bulk-upsert-100')) {
   log('bulk-upsert-100');
   const items = Array.from({ length: 100 }, (_, i) => listingBody(`BENCH-BULK-${run}-[<id>]-${i}`, i));
-  const measured = await load({
+  const { measured, usage } = await serviceLoad({
     url: `${service.url}${API}/listings/bulk-upsert`,
     connections,
     durationS,
@@ -264,6 +283,7 @@ if (wanted('bulk-upsert-100')) {
     connections,
     service: measured,
     listingsPerSecond: Math.round(measured.requestsPerSecond * 100),
+    ...usage,
   };
   if (recorder) {
     log('bulk-upsert-100: raw multi-row upsert on the driver');
@@ -311,6 +331,7 @@ const output = {
   listings: dataset.listings,
   connections,
   durationS,
+  ...(idleRssMb !== undefined ? { idleRssMb } : {}),
   scenarios: results,
 };
 process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);

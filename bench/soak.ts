@@ -17,6 +17,7 @@ import { Agent, request } from 'undici';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { percentile } from './lib/load.js';
 import { startService } from './lib/processes.js';
+import { rssMb } from './lib/usage.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
 import { renderPlot, type Series } from './lib/soak-plot.js';
 
@@ -216,15 +217,6 @@ async function fire(kind: string, call: Call): Promise<void> {
   }
 }
 
-/** Resident memory of the service in MB; undefined once the process is gone. */
-function rssMb(pid: number): number | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-  } catch {
-    return undefined;
-  }
-}
 let serviceExited = false;
 const crashLog = path.join(ROOT, 'test-results/soak-service.log');
 

@@ -12,6 +12,10 @@ export interface Scenario {
   rawListingsPerSecond?: number;
   ratioToRawUpsert?: number;
   statements?: string[];
+  /** The service process's CPU time (user + system) per request during the service run. */
+  serviceCpuMs?: number;
+  /** The service's resident memory at the end of the service run. */
+  rssMb?: number;
 }
 
 export interface Run {
@@ -20,6 +24,8 @@ export interface Run {
   listings: number;
   connections: number;
   durationS: number;
+  /** The service's resident memory a few seconds after start, before any request. */
+  idleRssMb?: number;
   scenarios: Scenario[];
 }
 
