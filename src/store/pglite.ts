@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Db, DbOptions, Queryable } from './db.js';
 import { assertWithin, labelDbError } from './errors.js';
@@ -33,17 +34,50 @@ function queryable(target: Pick<PGlite, 'query' | 'exec'>): Queryable {
 }
 
 /**
+ * PGlite's PostgreSQL keeps 128 MB of shared buffers in the process's WebAssembly memory; an
+ * embedded database serves one process and its files sit in the OS page cache as well, so 32 MB
+ * does (docs/benchmarks.md: idle RSS and each scenario measured both ways). Start parameters, not
+ * postgresqlconf: that option replaces the whole postgresql.conf of the data directory.
+ */
+const MEMORY = ['-c', 'shared_buffers=32MB'];
+
+/**
+ * A new database is created (initdb) in a worker thread that ends with it: the WebAssembly memory
+ * initdb grows to (about 450 MB) is never given back by a running process, so created in the
+ * service's own thread it would stay resident for the service's whole life.
+ */
+async function createInWorker(dir: string): Promise<void> {
+  const worker = new Worker(
+    `const { workerData, parentPort } = require('node:worker_threads');
+     import(workerData.pglite).then(async ({ PGlite }) => {
+       const db = await PGlite.create(workerData.dir);
+       await db.close();
+       parentPort.postMessage('created');
+     }).catch((error) => parentPort.postMessage(String(error && error.stack || error)));`,
+    { eval: true, workerData: { dir, pglite: import.meta.resolve('@electric-sql/pglite') } },
+  );
+  const outcome = await new Promise<unknown>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  if (outcome !== 'created') throw new Error(`Creating the embedded database failed: ${String(outcome)}`);
+}
+
+/**
  * Opens the embedded database in `<dataDir>/pglite`. PGlite has no multi-process support: two
  * processes writing the same directory corrupt it. A lock file held for the life of the process
  * makes the second one fail at start with a clear message instead.
  */
+
 export async function openPglite(dataDir: string, _options: DbOptions): Promise<Db> {
   const dir = path.resolve(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const lock = acquireDirLock(path.resolve(dataDir, 'pglite.lock'), dir);
   let db: PGlite;
   try {
-    db = await PGlite.create(dir, { parsers });
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) await createInWorker(dir);
+    db = await PGlite.create(dir, { parsers, startParams: [...PGlite.defaultStartParams, ...MEMORY] });
   } catch (error) {
     lock.release();
     throw error;
