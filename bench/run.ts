@@ -25,7 +25,6 @@ import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
 import { load, summarize } from './lib/load.js';
 import { startHttpLimitServer, startService } from './lib/processes.js';
-import { measuredOn, rssMb } from './lib/usage.js';
 import type { Scenario } from './lib/report.js';
 import {
   type Dataset,
@@ -36,6 +35,7 @@ import {
   rowFactory,
   secretOf,
 } from './lib/scenarios.js';
+import { measuredOn, rssMb } from './lib/usage.js';
 import { writeToVisible } from './lib/write-visible.js';
 
 const { values } = parseArgs({

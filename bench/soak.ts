@@ -17,9 +17,9 @@ import { Agent, request } from 'undici';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { percentile } from './lib/load.js';
 import { startService } from './lib/processes.js';
-import { rssMb } from './lib/usage.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
 import { renderPlot, type Series } from './lib/soak-plot.js';
+import { rssMb } from './lib/usage.js';
 
 const { values } = parseArgs({
   options: {
