@@ -3,6 +3,7 @@ import { type Logger, pino } from 'pino';
 import { listingView } from './api/external/v1/listing-view.js';
 import { listingSchema } from './api/schemas/resources.js';
 import type { Config } from './config.js';
+import { accessCache } from './domain/access-cache.js';
 import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
 import { dealerAdmin } from './domain/dealers.js';
@@ -94,6 +95,7 @@ export function compose(
       maxBuffered: 20_000,
     },
   });
+  const access = accessCache();
   return {
     listings: listingReads({
       dealers,
@@ -115,7 +117,11 @@ export function compose(
       schema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
       writeTimeoutMs: config.WRITE_TX_TIMEOUT_MS,
     }),
-    authentication: partnerAuthentication({ partners, dealers, audit }),
+    authentication: partnerAuthentication({ partners, dealers, audit, cache: access }),
+    /** Partners' access kept between requests; runtime.ts keeps it told of changes (LISTEN). */
+    accessCache: access,
+    /** A change to partners, secrets or dealers was committed by this instance: forget at once. */
+    accessChanged: () => access.forget(),
     dealers: dealerAdmin({ db, dealers, audit }),
     partners: partnerAdmin({ db, partners, dealers, audit }),
     operators: operatorAccess({

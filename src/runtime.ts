@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { type App, buildApp, httpsRequired } from './app.js';
 import { compose, type UseCases } from './compose.js';
 import type { Config } from './config.js';
+import { ACCESS_CHANNEL } from './domain/access-cache.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
@@ -75,6 +76,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     config.DATABASE_URL && config.WEBHOOK_CONCURRENCY > 0
       ? await openDb({ ...dbOptions, poolSize: WEBHOOK_POOL_SIZE, databaseUrl: config.DATABASE_URL })
       : undefined;
+  let stopListening: (() => Promise<void>) | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
@@ -97,6 +99,20 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       adminToken,
       logger: logger.child({ component: 'request-records' }),
       publicOrigin: `https://${host}:${config.PORT}`,
+    });
+    // Partners' access is kept by the instance while it hears every change (domain/access-cache.ts).
+    let heard = true;
+    stopListening = await db.listen(ACCESS_CHANNEL, {
+      onNotify: () => useCases.accessCache.forget(),
+      onLive(live) {
+        useCases.accessCache.setLive(live);
+        if (!live && heard)
+          logger.warn(
+            'not hearing changes to partners (LISTEN connection lost): access is read per request until it is back',
+          );
+        if (live && !heard) logger.info('hearing changes to partners again');
+        heard = live;
+      },
     });
     const app = await buildApp({
       config,
@@ -146,6 +162,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
           await dispatcher.stop();
           await app.close();
           await publisher?.stop();
+          await stopListening?.();
           await readDb?.close();
           await deliveryDb?.close();
           await db.close();
@@ -154,6 +171,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       },
     };
   } catch (error) {
+    await stopListening?.().catch(() => {});
     await readDb?.close().catch(() => {});
     await deliveryDb?.close().catch(() => {});
     await db.close().catch(() => {});

@@ -3,6 +3,7 @@ import type { DealerStore } from '../store/dealers.js';
 import type { PartnerRecord, PartnerStore } from '../store/partners.js';
 import type { KeyState } from '../store/request-records.js';
 import { type Access, isScope, type Partner } from './access.js';
+import type { AccessCache } from './access-cache.js';
 import { ProblemError } from './errors.js';
 import { hashSecret, isWellFormedSecret } from './secrets.js';
 
@@ -34,6 +35,8 @@ export interface AuthenticationDeps {
   partners: Pick<PartnerStore, 'findSecret' | 'touch'>;
   dealers: Pick<DealerStore, 'subtree'>;
   audit: Pick<AuditStore, 'recordAuthFailure'>;
+  /** Secrets and subtrees kept between requests (domain/access-cache.ts). */
+  cache: AccessCache;
 }
 
 /**
@@ -61,10 +64,18 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
         'The API secret is malformed: it is not an fc_ secret of the issued length, or its checksum does not match (a truncated or mistyped secret). Copy it again exactly as issued.',
       );
     }
-    const found = await deps.partners.findSecret(hashSecret(secret));
+    const hash = hashSecret(secret);
+    // Only known secrets are kept: unknown ones must not fill the cache.
+    const found = await deps.cache.through(
+      `secret:${hash.toString('hex')}`,
+      () => deps.partners.findSecret(hash),
+      (value) => value !== undefined,
+    );
     if (!found) throw new AuthFailure('unknown', NOT_RECOGNIZED);
-    const caller = { partnerId: found.record.id, key: found.key };
-    if (found.key === 'retired') throw new AuthFailure('retired', NOT_RECOGNIZED, caller);
+    // Which secret it is depends on the time: a previous one retires when its grace period ends.
+    const key = keyState(found.expiresAt);
+    const caller = { partnerId: found.record.id, key };
+    if (key === 'retired') throw new AuthFailure('retired', NOT_RECOGNIZED, caller);
     if (found.record.disabled) throw new AuthFailure('disabled', NOT_RECOGNIZED, caller);
     return { record: found.record, caller };
   }
@@ -77,7 +88,10 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
         : {
             scope: 'restricted',
             rootProfileIds: record.rootProfileIds,
-            profileIds: await deps.dealers.subtree(record.rootProfileIds),
+            profileIds: await deps.cache.through(
+              `subtree:${[...record.rootProfileIds].sort().join(',')}`,
+              () => deps.dealers.subtree(record.rootProfileIds),
+            ),
           };
     return {
       id: record.id,
@@ -106,3 +120,8 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
 }
 
 export type PartnerAuthentication = ReturnType<typeof partnerAuthentication>;
+
+function keyState(expiresAt: Date | null): KeyState {
+  if (expiresAt === null) return 'current';
+  return expiresAt.getTime() > Date.now() ? 'previous' : 'retired';
+}

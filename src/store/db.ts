@@ -22,6 +22,11 @@ export interface Db extends Queryable {
   poolStats?(): PoolStats;
   /** Checks that the database answers; throws otherwise. */
   ping(): Promise<void>;
+  /**
+   * Listens on a notification channel (PostgreSQL LISTEN: notifications from every process on
+   * the database). Resolves at once, live or not; returns the function that stops listening.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -43,4 +48,15 @@ export interface DbOptions {
   statementTimeoutMs: number;
   connectTimeoutMs: number;
   poolSize: number;
+}
+
+/** What a listener is told: each notification, and whether it may have missed some. */
+export interface ListenHandlers {
+  /** A notification arrived (after the transaction that sent it committed). */
+  onNotify(): void;
+  /**
+   * false: notifications may be missed from now on (the listening connection is gone); true:
+   * listening (again). Whoever relies on notifications trusts nothing it kept while not live.
+   */
+  onLive(live: boolean): void;
 }

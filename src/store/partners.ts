@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from './db.js';
-import type { KeyState } from './request-records.js';
 
 export interface PartnerRecord {
   id: string;
@@ -162,17 +161,18 @@ export function partnerStore(db: Queryable) {
     async findSecret(
       secretHash: Buffer,
       tx: Queryable = db,
-    ): Promise<{ record: PartnerRecord; key: KeyState } | undefined> {
+    ): Promise<{ record: PartnerRecord; expiresAt: Date | null } | undefined> {
       const rows = await tx.query(
         'FindPartnerBySecret',
-        `SELECT ${COLUMNS.replace(/(\w+)/g, 'p.$1')},
-           CASE WHEN s.expires_at IS NULL THEN 'current' WHEN s.expires_at > now() THEN 'previous'
-                ELSE 'retired' END AS key
+        `SELECT ${COLUMNS.replace(/(\w+)/g, 'p.$1')}, s.expires_at AS secret_expires_at
          FROM partner_secrets s JOIN partners p ON p.id = s.partner_id WHERE s.secret_hash = $1`,
         [secretHash],
       );
       const row = rows[0];
-      return row ? { record: toRecord(row), key: row.key as KeyState } : undefined;
+      // A secret without an expiry is current; one with is previous until then, retired after.
+      return row
+        ? { record: toRecord(row), expiresAt: (row.secret_expires_at as Date | null) ?? null }
+        : undefined;
     },
 
     /** Records use (and which secret it sent) at most once a minute per partner, or when the secret changes. */

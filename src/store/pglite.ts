@@ -100,6 +100,14 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
     async ping() {
       await root.query('Ping', 'SELECT 1');
     },
+    // One process, one connection: a notification arrives with the commit that sent it.
+    async listen(channel, handlers) {
+      const unlisten = await db.listen(channel, () => handlers.onNotify());
+      handlers.onLive(true);
+      return async () => {
+        await unlisten().catch(() => {});
+      };
+    },
     async close() {
       try {
         await db.close();

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, DbOptions, Queryable } from './db.js';
+import type { Db, DbOptions, ListenHandlers, Queryable } from './db.js';
 import { assertWithin, labelDbError } from './errors.js';
 
 // numeric (prices, CO2) arrives as a string by default to avoid float surprises; our numerics have
@@ -92,8 +92,81 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
     async ping() {
       await root.query('Ping', 'SELECT 1');
     },
+    listen: (channel, handlers) => listenOn(url, options, channel, handlers),
     async close() {
       await pool.end();
     },
+  };
+}
+
+/** How often the listening connection proves it is alive, and how long it may take to. */
+const HEARTBEAT_MS = 5000;
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to others). When it breaks,
+ * the listener is told it is no longer live and the connection is made again, 1 s later at
+ * first, then up to every 10 s, until it listens again.
+ */
+async function listenOn(
+  url: string,
+  options: DbOptions,
+  channel: string,
+  handlers: ListenHandlers,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delayMs = 1000;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    retry = undefined;
+    const next = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      application_name: 'forecourt-listen',
+      keepAlive: true,
+      // A connection cut without a word (no FIN) is found by the heartbeat below failing in time.
+      query_timeout: HEARTBEAT_MS,
+    });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      clearInterval(heartbeat);
+      handlers.onLive(false);
+      next.end().catch(() => {});
+      if (!stopped) retry = setTimeout(connect, delayMs).unref();
+      delayMs = Math.min(delayMs * 2, 10_000);
+    };
+    next.on('error', onLost);
+    next.on('end', onLost);
+    next.on('notification', (message) => {
+      if (message.channel === channel) handlers.onNotify();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch {
+      onLost();
+      return;
+    }
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
+    client = next;
+    delayMs = 1000;
+    handlers.onLive(true);
+    heartbeat = setInterval(() => {
+      next.query('SELECT 1').catch(onLost);
+    }, HEARTBEAT_MS).unref();
+  };
+  handlers.onLive(false);
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    clearInterval(heartbeat);
+    await client?.end().catch(() => {});
   };
 }

@@ -30,6 +30,8 @@ export interface AdminApi {
   metrics: Metrics;
   /** The databases' and Redis's state, from the app (which holds them). */
   health: () => Promise<ServiceHealth>;
+  /** Partners' access kept by this instance may be stale: forget it (domain/access-cache.ts). */
+  accessChanged: () => void;
 }
 
 /** The operator API, /api/admin/v1, behind an operator token (or ADMIN_TOKEN). */
@@ -37,6 +39,12 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', adminAuth(api.operators, api.rateLimits));
     app.addHook('preValidation', refuseUndeclaredQuery);
+    // A write that succeeded has committed; the operator's answer waits until this instance has
+    // forgotten what partners could do before (others hear it by notification, in milliseconds).
+    app.addHook('onSend', async (request, reply) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400)
+        api.accessChanged();
+    });
     await app.register(dealerAdminRoutes(api.dealers));
     await app.register(partnerAdminRoutes(api.partners));
     await app.register(metricsAdminRoutes(api.metrics.registry));

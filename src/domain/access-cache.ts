@@ -1,0 +1,54 @@
+/**
+ * What a partner's request needs before its work starts (the partner behind a secret, the dealers
+ * under its roots), kept in the instance so a request does not ask the database for them each
+ * time: two statements of a list page's five.
+ *
+ * Correctness rests on forgetting, never on time: every change to partners, secrets or the dealer
+ * tree notifies every instance when it commits (migration 009), and the instance that made it
+ * forgets at once (before answering the operator). While notifications may be missed (the
+ * listening connection is down) nothing is kept. A load that began before a forget is not kept
+ * either (it may have read the old state). The TTL only bounds what a lost notification could
+ * cost, in a failure the listener did not see.
+ */
+/** The notification channel the triggers of migration 009 send on. */
+export const ACCESS_CHANNEL = 'forecourt_access';
+
+export interface AccessCache {
+  /** The value kept under `key`, or `load`'s (kept when `keep` says so and nothing was forgotten meanwhile). */
+  through<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T>;
+  /** Forgets everything (a change to what partners may do was committed). */
+  forget(): void;
+  /** Whether changes are being heard; when not, nothing is kept. */
+  setLive(live: boolean): void;
+}
+
+export function accessCache(options: { ttlMs?: number; maxEntries?: number } = {}): AccessCache {
+  const ttlMs = options.ttlMs ?? 60_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const entries = new Map<string, { value: unknown; at: number }>();
+  let generation = 0;
+  let live = false;
+  const forget = () => {
+    generation++;
+    entries.clear();
+  };
+  return {
+    async through<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true) {
+      const entry = entries.get(key);
+      if (entry && performance.now() - entry.at < ttlMs) return entry.value as T;
+      const before = generation;
+      const value = await load();
+      if (live && generation === before && keep(value)) {
+        // Entries are partners' secrets and root sets: few. The bound is a guard, not a policy.
+        if (entries.size >= maxEntries) entries.clear();
+        entries.set(key, { value, at: performance.now() });
+      }
+      return value;
+    },
+    forget,
+    setLive(value: boolean) {
+      live = value;
+      forget();
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { bootApp, createPartner, createTree, EXT, type TestApp, type Tree } from './helpers/app.js';
+import { run, serverUrl } from './helpers/postgres.js';
+
+/**
+ * A partner's access (its secret's record, the dealers under its roots) is kept by the instance
+ * between requests (domain/access-cache.ts). These tests show it is kept, and that every change is
+ * seen: made through the admin API (at once), or by any other connection to the database (by
+ * notification, within moments), and that nothing is kept while changes cannot be heard.
+ */
+let app: TestApp;
+let tree: Tree;
+
+before(async () => {
+  app = await bootApp();
+  tree = await createTree(app);
+});
+after(() => app?.close());
+
+/** Runs SQL on another connection than the service's (PostgreSQL), or on the embedded database. */
+async function sql(text: string, params: unknown[] = []): Promise<void> {
+  if (serverUrl) await run(serverUrl, text, params);
+  else await app.running.db.query('test', text, params);
+}
+
+const status = async (secret: string, path = '/listings?status=all') =>
+  (await app.call('GET', `${EXT}${path}`, { secret })).status;
+
+/** Polls until `check` holds (a notification travels after the commit), for at most 3 s. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const until = Date.now() + 3000;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail(`not seen within 3 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('a known secret is kept: with its table renamed away, the partner is still served', async () => {
+  const partner = await createPartner(app, { roots: [tree.ids.A!] });
+  assert.equal(await status(partner.secret), 200);
+  // DDL fires no trigger: the kept record answers without the table.
+  await sql('ALTER TABLE partner_secrets RENAME TO partner_secrets_away');
+  try {
+    assert.equal(await status(partner.secret), 200);
+  } finally {
+    await sql('ALTER TABLE partner_secrets_away RENAME TO partner_secrets');
+  }
+});
+
+test('admin changes apply to the very next request: disable, rotate, scopes, roots', async () => {
+  const partner = await createPartner(app, { roots: [tree.ids.A!] });
+  assert.equal(await status(partner.secret), 200);
+  await app.admin('PATCH', `/partners/${partner.id}`, { disabled: true });
+  assert.equal(await status(partner.secret), 401);
+  await app.admin('PATCH', `/partners/${partner.id}`, { disabled: false });
+  assert.equal(await status(partner.secret), 200);
+
+  const rotated = await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/rotate-secret`, {});
+  assert.equal(await status(partner.secret), 401, 'rotated without grace: the old secret is refused');
+  assert.equal(await status(rotated.secret), 200);
+
+  await app.admin('PATCH', `/partners/${partner.id}`, { scopes: ['read:locations'] });
+  assert.equal(await status(rotated.secret), 403);
+  await app.admin('PATCH', `/partners/${partner.id}`, { scopes: ['read:listings', 'read:locations'] });
+
+  const b1 = `/listings?status=all&dealerId=${tree.ids.B1}`;
+  assert.equal(await status(rotated.secret, b1), 403, 'B1 is outside root A');
+  await app.admin('PATCH', `/partners/${partner.id}`, {
+    access: { scope: 'restricted', rootProfileIds: [tree.ids.A, tree.ids.B] },
+  });
+  assert.equal(await status(rotated.secret, b1), 200);
+});
+
+test('changes made by another process are heard: a disabled partner, a dealer moved into a scope', async () => {
+  const partner = await createPartner(app, { roots: [tree.ids.A2!] });
+  const b1 = `/listings?status=all&dealerId=${tree.ids.B1}`;
+  assert.equal(await status(partner.secret, b1), 403);
+  await sql('UPDATE dealer_profiles SET parent_id = $1 WHERE id = $2', [tree.ids.A2, tree.ids.B1]);
+  try {
+    await eventually(async () => (await status(partner.secret, b1)) === 200, 'B1 moved under A2');
+  } finally {
+    await sql('UPDATE dealer_profiles SET parent_id = $1 WHERE id = $2', [tree.ids.B, tree.ids.B1]);
+  }
+  await eventually(async () => (await status(partner.secret, b1)) === 403, 'B1 moved back');
+
+  await sql('UPDATE partners SET disabled = true WHERE id = $1', [partner.id]);
+  await eventually(async () => (await status(partner.secret)) === 401, 'the partner disabled');
+  await sql('UPDATE partners SET disabled = false WHERE id = $1', [partner.id]);
+  await eventually(async () => (await status(partner.secret)) === 200, 'the partner enabled');
+});
+
+test('with the listening connection gone nothing is kept, and once it is back the cache serves again', {
+  skip: serverUrl ? false : 'the embedded database has no connection to lose',
+}, async () => {
+  const partner = await createPartner(app, { roots: [tree.ids.A!] });
+  assert.equal(await status(partner.secret), 200);
+  await run(
+    serverUrl!,
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'forecourt-listen' AND datname = current_database()`,
+  );
+  // While it is down, every request reads the partner: a change nobody announced is seen at once.
+  await new Promise((r) => setTimeout(r, 200));
+  await run(serverUrl!, 'ALTER TABLE partners DISABLE TRIGGER partners_access_changed');
+  try {
+    await run(serverUrl!, 'UPDATE partners SET disabled = true WHERE id = $1', [partner.id]);
+    assert.equal(await status(partner.secret), 401);
+    await run(serverUrl!, 'UPDATE partners SET disabled = false WHERE id = $1', [partner.id]);
+  } finally {
+    await run(serverUrl!, 'ALTER TABLE partners ENABLE TRIGGER partners_access_changed');
+  }
+  // Listening again (1 s later): kept again, as the renamed table shows.
+  await eventually(async () => {
+    const rows = await run(
+      serverUrl!,
+      `SELECT 1 FROM pg_stat_activity WHERE application_name = 'forecourt-listen' AND datname = current_database() AND query ILIKE 'LISTEN%'`,
+    );
+    return (rows.rowCount ?? 0) > 0;
+  }, 'the listener back');
+  assert.equal(await status(partner.secret), 200);
+  await run(serverUrl!, 'ALTER TABLE partner_secrets RENAME TO partner_secrets_away');
+  try {
+    assert.equal(await status(partner.secret), 200);
+  } finally {
+    await run(serverUrl!, 'ALTER TABLE partner_secrets_away RENAME TO partner_secrets');
+  }
+});
