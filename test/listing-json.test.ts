@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { z } from 'zod';
 import { listingJsonProjection, listingView } from '../src/api/external/v1/listing-view.js';
-import { listingSchema } from '../src/api/schemas/resources.js';
+import { listingSchema, locationSchema } from '../src/api/schemas/resources.js';
 import { listingReadStore } from '../src/store/listings-read.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { putListing, setStatusOk } from './helpers/listings-api.js';
@@ -23,8 +24,12 @@ before(async () => {
     metadata: { crm: 'x"y\\z', nested: { b: [1, 2.5, null], a: true } },
     email: 'sales@a1a.example',
   });
-  secret = (await createPartner(app, { roots: [tree.ids.A!], scopes: ['read:listings', 'write:listings'] }))
-    .secret;
+  secret = (
+    await createPartner(app, {
+      roots: [tree.ids.A!],
+      scopes: ['read:listings', 'read:locations', 'write:listings'],
+    })
+  ).secret;
   const bodies: Record<string, unknown>[] = [
     listingBody({ dealerLocationCode: tree.codes.A }),
     listingBody({
@@ -81,6 +86,44 @@ test('the database-built JSON of a listing is the schema-serialized view, key fo
   const sold = page.body.data.find((l: { status: string }) => l.status === 'sold');
   assert.match(sold.soldAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   assert.ok(!('historyReportUrl' in sold));
+});
+
+test('locations too: the database-built JSON equals the schema-serialized locations, with counts and pages', async () => {
+  const auth = app.running.useCases.authentication;
+  const partner = await auth.partnerOf((await auth.identify(secret)).record);
+  for (const params of [
+    { withCounts: true, includeChildren: true },
+    { withCounts: false, includeChildren: true, pageSize: 2 },
+    { withCounts: true, includeChildren: false },
+  ]) {
+    const query = {
+      parentId: undefined,
+      search: undefined,
+      cursor: undefined,
+      pageSize: undefined,
+      ...params,
+    };
+    const expected = await app.running.useCases.locations.find(partner.access, query);
+    const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+    const reply = await app.call('GET', `${EXT}/locations?${qs}`, { secret });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
+    assert.ok(reply.body.data.length > 0);
+    assert.equal(
+      JSON.stringify(reply.body.data),
+      JSON.stringify(z.array(locationSchema).parse(expected.data)),
+    );
+    assert.equal(reply.body.meta.total, expected.total);
+    assert.deepEqual(
+      Object.keys(reply.body),
+      params.pageSize ? ['data', 'pagination', 'meta'] : ['data', 'meta'],
+    );
+  }
+  const withMetadata = (
+    await app.call('GET', `${EXT}/locations?includeChildren=true`, { secret })
+  ).body.data.find((l: { metadata: Record<string, unknown> }) => 'crm' in l.metadata);
+  assert.deepEqual(withMetadata.metadata, { crm: 'x"y\\z', nested: { b: [1, 2.5, null], a: true } });
+  assert.equal(withMetadata.parent.locationCode.length > 0, true);
 });
 
 test('a page is sent as JSON with its headers, and the ETag of a single read follows its content', async () => {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { listingsQuery } from '../../src/api/external/v1/listing-query-schema.js';
+import { listingJsonProjection } from '../../src/api/external/v1/listing-view.js';
+import { locationJsonProjection } from '../../src/api/external/v1/location-view.js';
 import { locationsQuery } from '../../src/api/external/v1/locations.js';
 import type { PartnerAuthentication } from '../../src/domain/authentication.js';
 import { listingBodySchema, toListingWrite } from '../../src/domain/listing-input.js';
@@ -52,6 +54,9 @@ export const READS: ReadScenario[] = [
   { name: 'all-global-200', who: 'global', path: '/listings?status=all&pageSize=200', kind: 'list' },
 ];
 
+// The routes read listings as JSON built by the database; the base URL only changes a literal.
+const LISTING_JSON = listingJsonProjection('https://bench.example/listings');
+
 /**
  * Runs, with use cases over a recording Db, what the service runs for one request: the secret
  * lookup, the partner's subtree, then the route's domain calls with the same parsed query.
@@ -69,9 +74,10 @@ export async function requestWork(
   const params = Object.fromEntries(url.searchParams);
   if (url.pathname === '/listings') {
     const query = listingsQuery.parse(params);
-    await useCases.listings.page(await useCases.listings.filter(partner, query), query);
+    const filter = await useCases.listings.filter(partner, query);
+    await useCases.listings.page(filter, query, { projection: LISTING_JSON });
   } else if (url.pathname === '/locations') {
-    await useCases.locations.find(partner.access, locationsQuery.parse(params));
+    await useCases.locations.find(partner.access, locationsQuery.parse(params), locationJsonProjection);
   } else throw new Error(`no domain emulation for ${path}`);
 }
 

@@ -1,6 +1,7 @@
+import type { Projection } from '../store/db.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { StoredListing } from '../store/listing-rows.js';
-import type { ListingFilter, ListingReadStore, Projection, Sort } from '../store/listings-read.js';
+import type { ListingFilter, ListingReadStore, Sort } from '../store/listings-read.js';
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, narrow } from './access.js';
 import { type CursorCodec, fingerprint } from './cursor.js';

@@ -1,3 +1,4 @@
+import type { Projection } from '../store/db.js';
 import type { Dealer, DealerPosition, DealerStore } from '../store/dealers.js';
 import type { LocationStats, LocationStatsStore } from '../store/location-stats.js';
 import { type Access, assertInScope, inScope } from './access.js';
@@ -25,7 +26,9 @@ export interface LocationDeps {
 /** Reading the dealer locations in a partner's scope. */
 export function locationReads(deps: LocationDeps) {
   return {
-    find: (access: Access, query: LocationQuery) => findLocations(deps, access, query),
+    /** `projection`: what each location is read as (a Dealer unless the caller says). */
+    find: <T = Dealer>(access: Access, query: LocationQuery, projection?: Projection<T>) =>
+      findLocations(deps, access, query, projection),
     /**
      * The profiles whose listings GET /locations/{id}/listings shows: the location, and with
      * includeChildren its descendants. The spec answers 404 for a location that is unknown or
@@ -45,10 +48,10 @@ export type LocationReads = ReturnType<typeof locationReads>;
 export const MAX_LOCATION_PAGE = 500;
 export const DEFAULT_LOCATION_PAGE = 100;
 
-export type Location = Dealer & { isRoot: boolean; stats?: LocationStats };
+export type Location<T = Dealer> = T & { isRoot: boolean; stats?: LocationStats };
 
-export interface LocationList {
-  data: Location[];
+export interface LocationList<T = Dealer> {
+  data: Location<T>[];
   /** Every location the filters match, on all pages. */
   total: number;
   /** Present when the request asked for pages (pageSize or cursor). */
@@ -60,11 +63,12 @@ export interface LocationList {
  * includeChildren); without, the partner's roots (and all their descendants when includeChildren).
  * A global partner's roots are the profiles without a parent.
  */
-async function findLocations(
+async function findLocations<T>(
   deps: LocationDeps,
   access: Access,
   query: LocationQuery,
-): Promise<LocationList> {
+  projection?: Projection<T>,
+): Promise<LocationList<T>> {
   const roots = access.scope === 'global' ? await deps.dealers.children(null) : access.rootProfileIds;
   let ids: string[];
   if (query.parentId) {
@@ -96,22 +100,27 @@ async function findLocations(
   const pageSize = Math.min(query.pageSize ?? DEFAULT_LOCATION_PAGE, MAX_LOCATION_PAGE);
   const [found, total] = await Promise.all([
     // One more than shown tells whether anything follows.
-    deps.dealers.find(scope, { search: query.search, after, ...(paged ? { limit: pageSize + 1 } : {}) }),
+    deps.dealers.find(scope, {
+      search: query.search,
+      after,
+      ...(paged ? { limit: pageSize + 1 } : {}),
+      ...(projection ? { projection } : {}),
+    }),
     paged ? deps.dealers.countMatching(scope, query.search) : undefined,
   ]);
   const shown = paged ? found.slice(0, pageSize) : found;
   const rootSet = new Set(roots);
   const stats = query.withCounts
     ? await deps.locationStats.forLocations(
-        shown.map((r) => r.dealer.id),
+        shown.map((r) => r.id),
         deps.now(),
       )
     : undefined;
-  const data = shown.map(({ dealer }) => ({
-    ...dealer,
-    isRoot: rootSet.has(dealer.id),
-    ...(stats ? { stats: stats.get(dealer.id)! } : {}),
-  }));
+  const data = shown.map(({ dealer, id }) => ({
+    ...(dealer as T),
+    isRoot: rootSet.has(id),
+    ...(stats ? { stats: stats.get(id)! } : {}),
+  })) as Location<T>[];
   if (!paged) return { data, total: data.length };
   const last = shown.at(-1);
   const resume = last ? last.position : after;

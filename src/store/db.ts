@@ -10,6 +10,15 @@ export interface Queryable {
   exec(name: string, sql: string): Promise<void>;
 }
 
+/**
+ * What a read returns of each row: what `columns` selects, read by `read`. Stores read their own
+ * shape by default; the API may ask for its JSON built by the database instead.
+ */
+export interface Projection<T> {
+  columns: string;
+  read: (row: Record<string, unknown>) => T;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /**

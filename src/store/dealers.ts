@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from './db.js';
+import type { Projection, Queryable } from './db.js';
 
 export interface DealerInput {
   locationCode: string;
@@ -114,6 +114,7 @@ function matching(ids: readonly string[] | null, search: string | undefined, par
 }
 
 const SELECT_DEALER = `SELECT ${DEALER_COLUMNS} FROM dealer_profiles d LEFT JOIN dealer_profiles p ON p.id = d.parent_id`;
+const AS_DEALER: Projection<Dealer> = { columns: DEALER_COLUMNS, read: (row) => rowToDealer(row) };
 
 export function dealerStore(db: Queryable) {
   return {
@@ -196,11 +197,18 @@ export function dealerStore(db: Queryable) {
      * matching `search` (a case-insensitive substring of the searchable fields), strictly after
      * `after` and at most `limit` of them; each with its place in that order, for cursors.
      */
-    async find(
+    async find<T = Dealer>(
       ids: readonly string[] | null,
-      options: { search?: string | undefined; after?: DealerPosition | null; limit?: number },
+      options: {
+        search?: string | undefined;
+        after?: DealerPosition | null;
+        limit?: number;
+        /** What each profile is read as (`d` and its parent `p`); a Dealer by default. */
+        projection?: Projection<T>;
+      },
       tx: Queryable = db,
-    ): Promise<{ dealer: Dealer; position: DealerPosition }[]> {
+    ): Promise<{ dealer: T; id: string; position: DealerPosition }[]> {
+      const projection = options.projection ?? (AS_DEALER as unknown as Projection<T>);
       const params: unknown[] = [];
       const clauses = [matching(ids, options.search, params)];
       if (options.after) {
@@ -208,13 +216,18 @@ export function dealerStore(db: Queryable) {
         clauses.push(`(${SORT_KEY}, d.id) > ($${params.length - 1}, $${params.length}::uuid)`);
       }
       if (options.limit !== undefined) params.push(options.limit);
-      const rows = await tx.query<DealerRow & { sort_key: string }>(
+      const rows = await tx.query<DealerRow & { sort_key: string; id: string }>(
         'ListDealers',
-        `${SELECT_DEALER.replace('SELECT ', `SELECT ${SORT_KEY} AS sort_key, `)} WHERE ${clauses.join(' AND ')}
+        `SELECT ${SORT_KEY} AS sort_key, ${projection.columns}, d.id
+         FROM dealer_profiles d LEFT JOIN dealer_profiles p ON p.id = d.parent_id WHERE ${clauses.join(' AND ')}
          ORDER BY ${SORT_KEY}, d.id${options.limit !== undefined ? ` LIMIT $${params.length}` : ''}`,
         params,
       );
-      return rows.map((r) => ({ dealer: rowToDealer(r), position: { key: r.sort_key, id: r.id as string } }));
+      return rows.map((r) => ({
+        dealer: projection.read(r),
+        id: r.id,
+        position: { key: r.sort_key, id: r.id },
+      }));
     },
 
     /** How many profiles among `ids` (null: all) match `search`. */

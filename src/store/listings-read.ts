@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import type { Projection, Queryable } from './db.js';
 import { LISTING_COLUMNS, LISTING_JOINS, rowToStoredListing, type StoredListing } from './listing-rows.js';
 
 export const SORTS = ['updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'price', '-price'] as const;
@@ -36,15 +36,7 @@ export interface ListingFilter {
   reference: string | null;
 }
 
-/**
- * What a read returns of each listing: the stored listing (the default), or what `columns` selects
- * from `l` and LISTING_JOINS, read by `read` (the API's JSON built in the database).
- */
-export interface Projection<T> {
-  columns: string;
-  read: (row: Record<string, unknown>) => T;
-}
-
+/** A listing read as stored; a projection selects from `l` and LISTING_JOINS. */
 export const STORED: Projection<StoredListing> = { columns: LISTING_COLUMNS, read: rowToStoredListing };
 
 export interface PageRow<T = StoredListing> {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
+import type { Projection } from '../../../store/db.js';
 import { LISTING_FIELDS } from '../../../store/listing-columns.js';
 import type { StoredListing } from '../../../store/listing-rows.js';
-import type { Projection } from '../../../store/listings-read.js';
 import { listingSchema } from '../../schemas/resources.js';
 
 export type ListingView = z.output<typeof listingSchema>;
@@ -107,7 +107,7 @@ export function listingJsonSql(listingBaseUrl: string): string {
   return `concat(${groups.join(', ')}, '}')`;
 }
 
-const DEALER_JSON = [
+export const DEALER_JSON = [
   `'id', d.id, 'parentId', d.parent_id, 'locationCode', d.location_code, 'companyName', d.company_name`,
   `'fullName', d.full_name, 'displayName', d.display_name, 'email', d.email, 'phone', d.phone`,
   `'address', d.address, 'postalCode', d.postal_code, 'city', d.city, 'province', d.province`,
@@ -118,7 +118,7 @@ const DEALER_JSON = [
 ].join(', ');
 
 /** A timestamp as Date.toISOString writes it: UTC, milliseconds (truncated, as a JS Date holds them). */
-const isoTime = (sql: string) => `to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const isoTime = (sql: string) => `to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A string as an SQL literal (the base URL is configuration, but quoted all the same). */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;

@@ -6,7 +6,7 @@ import { inScope } from '../../../domain/access.js';
 import { notFound } from '../../../domain/errors.js';
 import type { ListingReads } from '../../../domain/listing-query.js';
 import { partnerMeta } from '../../../http/auth.js';
-import type { Projection } from '../../../store/listings-read.js';
+import type { Projection } from '../../../store/db.js';
 import { uuidParam } from '../../schemas/query.js';
 import {
   listingSchema,
