@@ -16,7 +16,7 @@ import {
 } from '../../schemas/responses.js';
 import { listingsQuery } from './listing-query-schema.js';
 import type { ListingJson } from './listing-view.js';
-import { sendJson } from './send-json.js';
+import { sendJson, sendList } from './send-json.js';
 
 export const listingListResponse = z.object({
   data: z.array(listingSchema),
@@ -144,6 +144,10 @@ export function sendListingPage(
   page: { data: ListingJson[]; pagination: z.input<typeof paginationSchema> },
   meta: z.input<typeof listingListResponse>['meta'],
 ): FastifyReply {
-  const rest = JSON.stringify(listPageRest.parse({ pagination: page.pagination, meta }));
-  return sendJson(reply, `{"data":[${page.data.map((listing) => listing.json).join(',')}],${rest.slice(1)}`);
+  const rest = listPageRest.parse({ pagination: page.pagination, meta });
+  return sendList(
+    reply,
+    page.data.map((listing) => listing.json),
+    rest,
+  );
 }

@@ -12,7 +12,7 @@ import { paging, resolvePaging } from './listing-query-schema.js';
 import type { ListingJson } from './listing-view.js';
 import { appliedFilters, listingListResponse, sendListingPage } from './listings.js';
 import { locationJson, locationJsonProjection } from './location-view.js';
-import { sendJson } from './send-json.js';
+import { sendList } from './send-json.js';
 
 export const locationsQuery = z
   .object({
@@ -131,10 +131,7 @@ export function locationRoutes(
           },
         });
         // The locations' JSON comes finished (location-view.ts); the rest goes through its schema.
-        return sendJson(
-          reply,
-          `{"data":[${data.map(locationJson).join(',')}],${JSON.stringify(rest).slice(1)}`,
-        );
+        return sendList(reply, data.map(locationJson), rest);
       },
     );
 
