@@ -5,6 +5,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { type Config, parseConfig } from '../../src/config.js';
 import { createLogger, type Running, start } from '../../src/runtime.js';
 import { httpsCall } from './https-call.js';
+import { embedded, seedEmbeddedDb } from './pglite-template.js';
 
 /**
  * Boots the real service (real database, real HTTPS listener on a free port) the way
@@ -47,6 +48,7 @@ export async function bootApp(
   options: { dataDir?: string; keepData?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-'));
+  if (!options.dataDir && embedded(env)) await seedEmbeddedDb(dataDir);
   const config = parseConfig({
     DATA_DIR: dataDir,
     PORT: '0',
