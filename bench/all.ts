@@ -2,7 +2,9 @@
  * `npm run bench`: the whole benchmark matrix on this machine, with the targets of issue 7 checked.
  *   - PostgreSQL, 1M listings: every scenario, each against its limits;
  *   - PostgreSQL at 10k and 100k: the list scenarios again (growth);
- *   - PGlite at 100k against PostgreSQL at 100k: the main scenarios (embedded ratio).
+ *   - PGlite at 100k against PostgreSQL at 100k: the main scenarios (embedded ratio);
+ *   - the peer, Platformatic DB (bench/peer, installed on first use under Node.js 22), on the
+ *     list-global page of the PostgreSQL 100k run, with and without its total.
  * Datasets are loaded when missing (databases bench_10k, bench_100k, bench_1m on the server of
  * BENCH_PG, default postgres://root@127.0.0.1:5432; PGlite in bench/.data/pglite-100k).
  * Results: bench/results/<date>.json, and a Markdown table on stdout for docs/benchmarks.md.
@@ -39,7 +41,12 @@ const HERE = import.meta.dirname;
 const tsx = ['--import', 'tsx'];
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
-function run(label: string, target: { url?: string; dir?: string }, only?: string[]): Run {
+function run(
+  label: string,
+  target: { url?: string; dir?: string },
+  only?: string[],
+  extra: string[] = [],
+): Run {
   log(`run ${label}${only ? ` (${only.join(', ')})` : ''}`);
   const args = [
     ...tsx,
@@ -54,6 +61,7 @@ function run(label: string, target: { url?: string; dir?: string }, only?: strin
       ? ['--database-url', target.url]
       : ['--data-dir', target.dir!, '--dataset', `${target.dir}.json`]),
     ...(only ? ['--only', only.join(',')] : []),
+    ...extra,
   ];
   const child = spawnSync(process.execPath, args, {
     encoding: 'utf8',
@@ -144,7 +152,8 @@ if (values.smoke) {
   const pg10k = await postgresDataset('bench_10k', 10_000, false);
   const lite100k = pgliteDataset(100_000);
   runs.push(run('postgres-1m', { url: pg1m }));
-  runs.push(run('postgres-100k', { url: pg100k }, MAIN));
+  // The peer (Platformatic DB, bench/peer) on the same database, in the same run.
+  runs.push(run('postgres-100k', { url: pg100k }, MAIN, ['--peer']));
   runs.push(run('postgres-10k', { url: pg10k }, LISTS));
   runs.push(run('pglite-100k', { dir: lite100k }, MAIN));
   const hooks = await webhooks(100_000);

@@ -24,6 +24,7 @@ import { openDb } from '../src/store/open.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
 import { load, summarize } from './lib/load.js';
+import { peerListPath, startPeer } from './lib/peer.js';
 import { startHttpLimitServer, startService } from './lib/processes.js';
 import type { Scenario } from './lib/report.js';
 import {
@@ -48,6 +49,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string' },
     label: { type: 'string' },
+    // Also measure the peer, Platformatic DB, on list-global's page (PostgreSQL only).
+    peer: { type: 'boolean', default: false },
   },
 });
 const databaseUrl = values['database-url'];
@@ -175,6 +178,22 @@ for (const s of reads) {
   results.push(result);
 }
 await httpLimit.stop();
+
+const listGlobal = results.find((s) => s.name === 'list-global');
+if (values.peer && databaseUrl && listGlobal) {
+  log('list-global: the peer, Platformatic DB');
+  const peer = await startPeer(databaseUrl, path.join(service.dataDir, 'tls'));
+  try {
+    const page = (withTotals: boolean) =>
+      load({ url: `${peer.url}${peerListPath(withTotals)}`, connections, durationS });
+    const withTotals = await page(true);
+    const withoutTotals = await page(false);
+    listGlobal.peer = { withTotals, withoutTotals };
+    listGlobal.ratioToPeer = ratio(listGlobal.service.requestsPerSecond, withoutTotals.requestsPerSecond);
+  } finally {
+    await peer.stop();
+  }
+}
 
 // Following cursors to the end, one page after another, as a partner's first full sync does.
 if (wanted('cursor-to-end')) {

@@ -109,25 +109,39 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
 }
 
 /** The HTTP limit: bench/http-limit-server.ts answering each path with a pre-serialized body. */
-export async function startHttpLimitServer(bodiesFile: string, tlsDir: string): Promise<Proc> {
+export function startHttpLimitServer(bodiesFile: string, tlsDir: string): Promise<Proc> {
+  return startProcess({
+    command: process.execPath,
+    args: (port) => [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'bench/http-limit-server.ts'),
+      String(port),
+      bodiesFile,
+      tlsDir,
+    ],
+    ready: '/ready',
+    label: 'bench-static',
+  });
+}
+
+/** A helper server on a free port (`args` gets it), ready once `ready` answers 200 over HTTPS. */
+export async function startProcess(options: {
+  command: string;
+  args: (port: number) => string[];
+  ready: string;
+  label: string;
+}): Promise<Proc> {
   const port = await freePort();
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'forecourt-bench-static-'));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `forecourt-${options.label}-`));
   const log = path.join(tmp, 'server.log');
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'bench/http-limit-server.ts'), String(port), bodiesFile, tlsDir],
-    { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
-  );
+  const child = spawn(options.command, options.args(port), {
+    stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')],
+  });
   const url = `https://127.0.0.1:${port}`;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
-  await waitUntil(`${url}/ready`, dispatcher, child, log);
-  return {
-    url,
-    pid: child.pid!,
-    log,
-    dataDir: tmp,
-    ca: '',
-    dispatcher,
-    stop: stopper(child, tmp, dispatcher),
-  };
+  // Registered before waiting, so a server that never gets ready is still killed on exit.
+  const stop = stopper(child, tmp, dispatcher);
+  await waitUntil(`${url}${options.ready}`, dispatcher, child, log);
+  return { url, pid: child.pid!, log, dataDir: tmp, ca: '', dispatcher, stop };
 }
