@@ -98,7 +98,10 @@ async function findLocations<T>(
   });
   const after = query.cursor !== undefined ? fromPosition(deps.cursors.decode(query.cursor, print)) : null;
   const pageSize = Math.min(query.pageSize ?? DEFAULT_LOCATION_PAGE, MAX_LOCATION_PAGE);
-  const [found, total] = await Promise.all([
+  // When the answer is every location of a known scope, its stats are read beside the locations
+  // (one round trip instead of two in a row); otherwise for the locations shown, once known.
+  const wholeScope = query.withCounts && !paged && query.search === undefined && scope !== null;
+  const [found, total, scopeStats] = await Promise.all([
     // One more than shown tells whether anything follows.
     deps.dealers.find(scope, {
       search: query.search,
@@ -107,14 +110,16 @@ async function findLocations<T>(
       ...(projection ? { projection } : {}),
     }),
     paged ? deps.dealers.countMatching(scope, query.search) : undefined,
+    wholeScope ? deps.locationStats.forLocations(scope, deps.now()) : undefined,
   ]);
   const shown = paged ? found.slice(0, pageSize) : found;
   const rootSet = new Set(roots);
   const stats = query.withCounts
-    ? await deps.locationStats.forLocations(
+    ? (scopeStats ??
+      (await deps.locationStats.forLocations(
         shown.map((r) => r.id),
         deps.now(),
-      )
+      )))
     : undefined;
   const data = shown.map(({ dealer, id }) => ({
     ...(dealer as T),

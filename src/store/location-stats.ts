@@ -36,7 +36,10 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
       );
       if (ids.length === 0) return stats;
       const month = previousMonth(now);
-      const [counts, info] = await Promise.all([
+      // A past month's mean never changes: computed once per location, then read back.
+      const monthEnd = month.start.getTime() + month.days * DAY_MS;
+      const cacheable = now.getTime() > monthEnd + settleMs;
+      const [counts, kept] = await Promise.all([
         // The trigger-kept counters of migration 004, not a count of the listings.
         tx.query<{ id: string; active: number; total: number }>(
           'LocationListingCounts',
@@ -45,27 +48,27 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
            FROM listing_counts WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY dealer_profile_id`,
           [ids],
         ),
-        tx.query<{ history_started_at: Date }>('HistoryStart', 'SELECT history_started_at FROM service_info'),
+        // When history began, and the kept means of that month (when it can have them): one
+        // round trip, run beside the counts, not two one after the other.
+        tx.query<{ history_started_at: Date; id: string | null; avg: number | null }>(
+          'LocationMonthStats',
+          `SELECT s.history_started_at, m.id, m.avg
+           FROM service_info s
+           LEFT JOIN (SELECT dealer_profile_id AS id, avg_active AS avg FROM location_month_stats
+                      WHERE $3::boolean AND month = $2::date AND dealer_profile_id = ANY($1::uuid[])) m ON true`,
+          [ids, month.start, cacheable],
+        ),
       ]);
       for (const row of counts) {
         const entry = stats.get(row.id)!;
         entry.activeListings = row.active;
         entry.totalListings = row.total;
       }
-      const startedAt = info[0]?.history_started_at;
+      const startedAt = kept[0]?.history_started_at;
       if (!startedAt || startedAt.getTime() > month.start.getTime()) return stats;
-
-      // A past month's mean never changes: computed once per location, then read back.
-      const monthEnd = month.start.getTime() + month.days * DAY_MS;
-      const cacheable = now.getTime() > monthEnd + settleMs;
-      const cached = cacheable
-        ? await tx.query<{ id: string; avg: number }>(
-            'LocationMonthStats',
-            `SELECT dealer_profile_id AS id, avg_active AS avg FROM location_month_stats
-             WHERE month = $2::date AND dealer_profile_id = ANY($1::uuid[])`,
-            [ids, month.start],
-          )
-        : [];
+      const cached = kept.filter(
+        (r): r is { history_started_at: Date; id: string; avg: number } => r.id !== null,
+      );
       const byId = new Map(cached.map((r) => [r.id, r.avg]));
       const missing = ids.filter((id) => !byId.has(id));
       if (missing.length) {
