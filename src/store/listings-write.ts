@@ -47,22 +47,24 @@ const RECORDSET = `jsonb_to_recordset($2::jsonb) AS x(
   id uuid, reference text, slug text, dealer_profile_id uuid, status text, status_given boolean, dealer_given boolean,
   ${LISTING_FIELDS.map(([, column, kind]) => `${column} ${SQL_TYPE[kind]}`).join(', ')})`;
 
+// Each field's `,"column":` written once. A null or absent value is left out of the row: the
+// recordset reads a missing key as NULL, and a feed's many empty fields then cost neither
+// serializing nor the database's parsing (a third of a typical batch's bytes).
+const FIELD_KEYS = LISTING_FIELDS.map(([field, column]) => [field, `,${JSON.stringify(column)}:`] as const);
+
+/** The batch as the JSON array the recordset unpacks, written as text in one pass. */
 function toJson(rows: readonly ListingRow[]): string {
-  return JSON.stringify(
-    rows.map((row) => {
-      const out: Record<string, unknown> = {
-        id: row.id,
-        reference: row.reference,
-        slug: row.slug,
-        dealer_profile_id: row.dealerProfileId,
-        status: row.status,
-        status_given: row.statusGiven,
-        dealer_given: row.dealerGiven,
-      };
-      for (const [field, column] of LISTING_FIELDS) out[column] = row.values[field];
-      return out;
-    }),
-  );
+  let json = '[';
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    json += `${i ? ',' : ''}{"id":${JSON.stringify(row.id)},"reference":${JSON.stringify(row.reference)},"slug":${JSON.stringify(row.slug)},"dealer_profile_id":${JSON.stringify(row.dealerProfileId)},"status":${JSON.stringify(row.status)},"status_given":${row.statusGiven},"dealer_given":${row.dealerGiven}`;
+    for (const [field, key] of FIELD_KEYS) {
+      const value = row.values[field];
+      if (value !== null && value !== undefined) json += key + JSON.stringify(value);
+    }
+    json += '}';
+  }
+  return `${json}]`;
 }
 
 // Every time a write records is write_stamp(), not now(): one instant per transaction, taken only
