@@ -84,6 +84,8 @@ const schema = z.object({
   REQUEST_RECORDS_RETENTION_DAYS: int(0, 365).default(7),
   // Failed requests kept one by one per partner and minute (per instance); the rest are counted.
   REQUEST_RECORDS_PER_MINUTE: int(1, 100_000).default(1_000),
+  // Processes that serve the port together (node:cluster), for machines with cores to spare.
+  WORKERS: int(1, 64).default(1),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;
@@ -106,6 +108,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (Boolean(result.data.TLS_CERT_FILE) !== Boolean(result.data.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (result.data.WORKERS > 1 && !result.data.DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration: WORKERS above 1 needs DATABASE_URL (the embedded database serves one process)',
+    );
+  }
+  if (result.data.WORKERS > 1 && !result.data.REDIS_URL) {
+    throw new ConfigError(
+      'Invalid configuration: WORKERS above 1 needs REDIS_URL (rate limits must be counted once for all worker processes, not per process)',
+    );
   }
   return Object.freeze(result.data);
 }

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { joinCluster, runPrimary } from './cluster.js';
 import { parseConfig } from './config.js';
 import { createLogger, start } from './runtime.js';
 
@@ -8,6 +10,7 @@ import { createLogger, start } from './runtime.js';
 export async function serve(env: Record<string, string | undefined>): Promise<void> {
   const config = parseConfig(env);
   const logger = createLogger(config);
+  if (config.WORKERS > 1 && cluster.isPrimary) return runPrimary(config, logger);
   const running = await start(config, logger);
   let stopping = false;
   const stop = (signal: string) => {
@@ -33,6 +36,10 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
       },
     );
   };
+  if (cluster.isWorker) {
+    joinCluster(running.app.metrics.registry, stop);
+    return;
+  }
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -1,5 +1,34 @@
+import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../store/db.js';
+
+export const METRICS_REQUEST = 'forecourt:metrics-request';
+export const METRICS_ANSWER = 'forecourt:metrics';
+let asked = 0;
+
+/**
+ * The metrics text a scrape gets: this process's, or, in a worker of `WORKERS=N` (src/cluster.ts),
+ * every worker's added up by the primary, so a scrape that lands on any worker sees the whole.
+ */
+export function metricsText(registry: Registry): Promise<string> {
+  if (!cluster.isWorker) return registry.metrics();
+  const id = ++asked;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.off('message', onAnswer);
+      reject(new Error("the primary process did not answer with the workers' metrics in 5 s"));
+    }, 5_000);
+    const onAnswer = (message: { type?: string; id?: number; text?: string; error?: string }) => {
+      if (message?.type !== METRICS_ANSWER || message.id !== id) return;
+      clearTimeout(timer);
+      process.off('message', onAnswer);
+      if (message.error !== undefined) reject(new Error(message.error));
+      else resolve(message.text ?? '');
+    };
+    process.on('message', onAnswer);
+    process.send!({ type: METRICS_REQUEST, id });
+  });
+}
 
 /**
  * The service's Prometheus metrics, in a registry of its own (one per app, so tests can boot several
@@ -43,6 +72,8 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
       help: 'Always 1: the name of each partner id seen by this instance, to join on the partner label',
       labelNames: ['partner', 'name'] as const,
       registers: [registry],
+      // Added up over the workers of WORKERS=N it would count them; it is 1.
+      aggregator: 'max',
     }),
     requestRecordsDropped: new Counter({
       name: 'forecourt_request_records_dropped_total',

@@ -130,7 +130,8 @@ async function listenOn(
     });
     let lost = false;
     const onLost = () => {
-      if (lost) return;
+      // Closed by us (shutdown): nothing was lost, nothing to report or retry.
+      if (lost || stopped) return;
       lost = true;
       clearInterval(heartbeat);
       handlers.onLive(false);
@@ -161,7 +162,8 @@ async function listenOn(
       next.query('SELECT 1').catch(onLost);
     }, HEARTBEAT_MS).unref();
   };
-  handlers.onLive(false);
+  // Not live until the first LISTEN succeeds (the caller starts that way): a failure then is
+  // reported like any later loss.
   await connect();
   return async () => {
     stopped = true;

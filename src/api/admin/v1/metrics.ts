@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
+import { metricsText } from '../../../http/metrics.js';
 
 /** Prometheus text exposition, for a scraper holding the admin token (bearer_token in its config). */
 export function metricsAdminRoutes(registry: Registry): FastifyPluginAsync {
@@ -15,7 +16,7 @@ export function metricsAdminRoutes(registry: Registry): FastifyPluginAsync {
       },
       async (_request, reply) => {
         reply.header('Content-Type', registry.contentType).header('Cache-Control', 'no-store');
-        return registry.metrics();
+        return metricsText(registry);
       },
     );
   };
