@@ -6,7 +6,7 @@ import { METRICS_ANSWER, METRICS_REQUEST } from './http/metrics.js';
 import { loadTls } from './http/tls.js';
 import { resolveAdminToken } from './runtime.js';
 import { migrate } from './store/migrate.js';
-import { openDb } from './store/open.js';
+import { openConfiguredDb } from './store/open.js';
 import { ensureCursorKey } from './store/service-info.js';
 
 /**
@@ -88,13 +88,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
 
 /** Migrations, the cursor key, the TLS certificate and the admin token: once, before any worker. */
 async function prepare(config: Config, logger: Logger): Promise<void> {
-  const db = await openDb({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-    statementTimeoutMs: config.STATEMENT_TIMEOUT_MS,
-    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-    poolSize: 1,
-  });
+  const db = await openConfiguredDb(config);
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
