@@ -9,8 +9,8 @@ import { openPglite } from '../../src/store/pglite.js';
 /**
  * Creating an embedded database (initdb) takes about 4.5 s; copying a created and migrated one
  * takes 0.2 s. A test suite boots the service on a fresh directory dozens of times, so each boot
- * gets a copy of one template, made once per machine for this PGlite release and these migrations
- * (the key) and shared by every test process. A boot on a copy still runs the migrator, which finds
+ * gets a copy of one template, made once per machine for this PGlite release, this way of creating
+ * it (src/store/pglite.ts) and these migrations (the key), and shared by every test process. A boot on a copy still runs the migrator, which finds
  * everything applied: what a restarted service does.
  */
 function templateKey(): string {
@@ -18,6 +18,8 @@ function templateKey(): string {
   let dir = path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
   while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
   const hash = createHash('sha256').update(readFileSync(path.join(dir, 'package.json')));
+  // How the service creates an embedded database, too: a change there must not reuse old templates.
+  hash.update(readFileSync(fileURLToPath(import.meta.resolve('../../src/store/pglite.ts'))));
   for (const m of loadMigrations()) hash.update(m.name).update(m.sql);
   return hash.digest('hex').slice(0, 16);
 }
