@@ -1,7 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsMaterial {
   key: string;
@@ -41,6 +40,9 @@ export async function loadTls(options: {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const notAfter = new Date();
     notAfter.setFullYear(notAfter.getFullYear() + 5);
+    // Loaded only to create a certificate (once per data directory): its libraries hold about
+    // 10 MB that a service with its certificate already made would carry for nothing.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
-import { createClient } from 'redis';
 import { memoryCounter, type WindowCounter, windowStart } from './counter.js';
 
 export interface RedisCounterOptions {
@@ -34,6 +34,9 @@ async function within<T>(work: Promise<T>, ms: number): Promise<T> {
 
 export function redisCounter(options: RedisCounterOptions): WindowCounter {
   const { logger } = options;
+  // Loaded only when REDIS_URL is set: the client library holds about 10 MB a service without
+  // Redis would carry for nothing.
+  const { createClient } = createRequire(import.meta.url)('redis') as typeof import('redis');
   const local = memoryCounter();
   let lastWarning = 0;
   let skipUntil = 0;
