@@ -180,12 +180,28 @@ for (const s of reads) {
 await httpLimit.stop();
 
 const listGlobal = results.find((s) => s.name === 'list-global');
-if (values.peer && databaseUrl && listGlobal) {
+if (values.peer) {
+  if (!databaseUrl || !listGlobal)
+    throw new Error('--peer needs --database-url and the list-global scenario');
   log('list-global: the peer, Platformatic DB');
   const peer = await startPeer(databaseUrl, path.join(service.dataDir, 'tls'));
   try {
-    const page = (withTotals: boolean) =>
-      load({ url: `${peer.url}${peerListPath(withTotals)}`, connections, durationS });
+    // A ratio only means something if both serve the same page: the same listings in the same
+    // order, the same total.
+    const ours = JSON.parse(await get('/listings?pageSize=50&status=active', 'global'));
+    const res = await request(`${peer.url}${peerListPath(true)}`, { dispatcher: peer.dispatcher });
+    const theirs = (await res.body.json()) as { id: string }[];
+    const same =
+      res.statusCode === 200 &&
+      JSON.stringify(theirs.map((l) => l.id)) ===
+        JSON.stringify(ours.data.map((l: { id: string }) => l.id)) &&
+      Number(res.headers['x-total-count']) === ours.pagination.totalItems;
+    if (!same) throw new Error(`the peer does not serve list-global's page (status ${res.statusCode})`);
+    const page = async (withTotals: boolean) => {
+      const measured = await load({ url: `${peer.url}${peerListPath(withTotals)}`, connections, durationS });
+      if (measured.errors > 0) throw new Error(`the peer answered ${measured.errors} requests with errors`);
+      return measured;
+    };
     const withTotals = await page(true);
     const withoutTotals = await page(false);
     listGlobal.peer = { withTotals, withoutTotals };
