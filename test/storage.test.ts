@@ -36,6 +36,36 @@ test('migrations are recorded and applying them again changes nothing', async ()
   }
 });
 
+test('a failing migration rolls back its whole batch: nothing of it is applied or recorded', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-migrate-'));
+  const db = await openDb(options(dir));
+  const table = `migrate_probe_${process.pid}_${Date.now()}`;
+  try {
+    await migrate(db);
+    const batch = [
+      ...loadMigrations(),
+      { version: 900_001, name: '900001_probe.sql', sql: `CREATE TABLE ${table} (id int)` },
+      { version: 900_002, name: '900002_broken.sql', sql: 'SELECT no_such_column FROM schema_migrations' },
+    ];
+    await assert.rejects(migrate(db, batch), /no_such_column/);
+    const created = await db.query<{ n: number }>(
+      'T',
+      'SELECT count(*)::int AS n FROM pg_class WHERE relname = $1',
+      [table],
+    );
+    assert.equal(created[0]!.n, 0, 'the good migration before the broken one was rolled back too');
+    const recorded = await db.query<{ n: number }>(
+      'T',
+      'SELECT count(*)::int AS n FROM schema_migrations WHERE version > 900000',
+    );
+    assert.equal(recorded[0]!.n, 0);
+    assert.deepEqual(await pendingMigrations(db), [], 'the real migrations stay applied');
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a second process opening the same embedded data directory gets a clear error', {
   skip: !!process.env.DATABASE_URL,
 }, async () => {

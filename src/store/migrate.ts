@@ -26,14 +26,19 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /**
- * Applies pending migrations in order, each in its own transaction, and records it. A transaction
- * level advisory lock makes concurrent starts of several instances take turns instead of racing.
+ * Applies pending migrations in order and records them, all in one transaction under a
+ * transaction-level advisory lock. Concurrent starts of several instances therefore take turns:
+ * the first applies every pending migration, the others wait, then find nothing left to do. (One
+ * transaction per migration let a second instance slip in between two of them and apply the
+ * rest.) A failing migration rolls back the whole batch, so the schema is never left between two
+ * versions; PostgreSQL's DDL is transactional, and no migration here needs to run outside a
+ * transaction.
  */
 export async function migrate(db: Db, migrations = loadMigrations()): Promise<string[]> {
-  // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create the
-  // table and one then fails on a unique violation in the catalog.
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx.query('LockMigrations', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create the
+    // table and one then fails on a unique violation in the catalog.
     await tx.query(
       'CreateMigrationsTable',
       `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -42,25 +47,23 @@ export async function migrate(db: Db, migrations = loadMigrations()): Promise<st
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-  });
-  const applied: string[] = [];
-  for (const migration of migrations) {
-    const done = await db.transaction(async (tx) => {
-      await tx.query('LockMigrations', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-      const rows = await tx.query('FindMigration', 'SELECT 1 FROM schema_migrations WHERE version = $1', [
-        migration.version,
-      ]);
-      if (rows.length > 0) return false;
+    const rows = await tx.query<{ version: number }>(
+      'ListMigrations',
+      'SELECT version FROM schema_migrations',
+    );
+    const done = new Set(rows.map((r) => r.version));
+    const applied: string[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
       await tx.exec(`Migration ${migration.name}`, migration.sql);
       await tx.query('RecordMigration', 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
         migration.version,
         migration.name,
       ]);
-      return true;
-    });
-    if (done) applied.push(migration.name);
-  }
-  return applied;
+      applied.push(migration.name);
+    }
+    return applied;
+  });
 }
 
 /** True when every known migration has been applied (used by readiness checks). */
