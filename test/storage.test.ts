@@ -66,6 +66,25 @@ test('a failing migration rolls back its whole batch: nothing of it is applied o
   }
 });
 
+test('PostgreSQL: prepared statements are planned for their values every time', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
+  // The listing page runs prepared; a generic plan for it took 29 ms instead of 2 at 1M listings
+  // (docs/benchmarks.md), so the service's connections must never let PostgreSQL switch to one.
+  const db = await openDb(options(mkdtempSync(path.join(os.tmpdir(), 'fc-plan-'))));
+  try {
+    const rows = await db.query<{ plan_cache_mode: string }>('T', 'SHOW plan_cache_mode');
+    assert.equal(rows[0]!.plan_cache_mode, 'force_custom_plan');
+    // The prepared page statement answers for each value, not the first one it saw.
+    for (const n of [1, 2, 3, 4, 5, 6, 7]) {
+      const got = await db.query<{ n: number }>('ListListings', 'SELECT $1::int AS n', [n]);
+      assert.equal(got[0]!.n, n);
+    }
+  } finally {
+    await db.close();
+  }
+});
+
 test('a second process opening the same embedded data directory gets a clear error', {
   skip: !!process.env.DATABASE_URL,
 }, async () => {

@@ -121,11 +121,12 @@ async function findLocations<T>(
         deps.now(),
       )))
     : undefined;
-  const data = shown.map(({ dealer, id }) => ({
-    ...(dealer as T),
-    isRoot: rootSet.has(id),
-    ...(stats ? { stats: stats.get(id)! } : {}),
-  })) as Location<T>[];
+  const data = shown.map(({ dealer, id }) => {
+    // Set after the spread, not spread from a temporary object: this runs for up to 500 locations.
+    const location = { ...(dealer as T), isRoot: rootSet.has(id) } as Location<T>;
+    if (stats) location.stats = stats.get(id)!;
+    return location;
+  });
   if (!paged) return { data, total: data.length };
   const last = shown.at(-1);
   const resume = last ? last.position : after;

@@ -50,13 +50,15 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
         ),
         // When history began, and the kept means of that month (when it can have them): one
         // round trip, run beside the counts, not two one after the other.
-        tx.query<{ history_started_at: Date; id: string | null; avg: number | null }>(
+        // `covered` (history began by the month's start) rather than the start itself: the same
+        // value on each of up to 500 rows was parsed into a Date 500 times.
+        tx.query<{ covered: boolean | null; id: string | null; avg: number | null }>(
           'LocationMonthStats',
-          `SELECT s.history_started_at, m.id, m.avg
+          `SELECT s.history_started_at <= $4::timestamptz AS covered, m.id, m.avg
            FROM service_info s
            LEFT JOIN (SELECT dealer_profile_id AS id, avg_active AS avg FROM location_month_stats
                       WHERE $3::boolean AND month = $2::date AND dealer_profile_id = ANY($1::uuid[])) m ON true`,
-          [ids, month.start, cacheable],
+          [ids, month.start, cacheable, month.start],
         ),
       ]);
       for (const row of counts) {
@@ -64,11 +66,8 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
         entry.activeListings = row.active;
         entry.totalListings = row.total;
       }
-      const startedAt = kept[0]?.history_started_at;
-      if (!startedAt || startedAt.getTime() > month.start.getTime()) return stats;
-      const cached = kept.filter(
-        (r): r is { history_started_at: Date; id: string; avg: number } => r.id !== null,
-      );
+      if (!kept[0]?.covered) return stats;
+      const cached = kept.filter((r): r is { covered: true; id: string; avg: number } => r.id !== null);
       const byId = new Map(cached.map((r) => [r.id, r.avg]));
       const missing = ids.filter((id) => !byId.has(id));
       if (missing.length) {

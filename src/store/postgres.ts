@@ -10,11 +10,36 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 // `date` stays a 'YYYY-MM-DD' string: turning it into a local-midnight Date shifts it by the zone.
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
+/**
+ * Statements kept prepared on each connection (parsed and planned once per connection, not per
+ * request). Only the listing page and its count: their text is long (the page's JSON projection
+ * is ~60 expressions) and the same per filter shape, so planning was a fifth of the page's
+ * database time, and their plans do not depend on the values (a LIMIT over an index, per-dealer
+ * walks, counter sums). Not the others: a generic plan chosen for the dealer-subtree queries was
+ * slower for large scopes than a plan for the values at hand (docs/benchmarks.md).
+ */
+const PREPARED = new Set(['ListListings', 'CountListingsFromCounters']);
+/** SQL text -> its prepared statement's name; a text is a filter shape, so there are few. */
+const preparedNames = new Map<string, string>();
+/** A bound all the same: past it, new texts run unprepared rather than grow every connection. */
+const MAX_PREPARED = 500;
+const preparedName = (name: string, sql: string): string | undefined => {
+  let named = preparedNames.get(sql);
+  if (named === undefined && preparedNames.size < MAX_PREPARED) {
+    named = `${name}_${preparedNames.size}`;
+    preparedNames.set(sql, named);
+  }
+  return named;
+};
+
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(name: string, sql: string, params: readonly unknown[] = []) {
       try {
-        const result = await client.query(sql, params as unknown[]);
+        const prepared = PREPARED.has(name) ? preparedName(name, sql) : undefined;
+        const result = prepared
+          ? await client.query({ name: prepared, text: sql, values: params as unknown[] })
+          : await client.query(sql, params as unknown[]);
         return result.rows as T[];
       } catch (error) {
         throw labelDbError(error, name);
@@ -41,6 +66,10 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
     // A transaction left open by a crashed handler must not hold locks indefinitely.
     idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
     application_name: 'forecourt',
+    // Prepared statements (PREPARED) are still planned for their values every time: a generic
+    // plan, which PostgreSQL may otherwise switch to after five runs, took 29 ms instead of 2 for
+    // a global page at 1M listings and 800 ms instead of 8 for all statuses (docs/benchmarks.md).
+    options: '-c plan_cache_mode=force_custom_plan',
   });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});

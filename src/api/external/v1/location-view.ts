@@ -18,8 +18,10 @@ export const locationJsonProjection: Projection<LocationJson> = {
   read: (row) => ({ head: row.json_head as string, updatedAt: row.json_updated_at as string }),
 };
 
-/** The location's whole JSON text: stats hold numbers only, in the schema's order. */
+/** The location's whole JSON text: stats hold numbers only, written in the schema's order. */
 export function locationJson(location: Location<LocationJson>): string {
-  const stats = location.stats ? `,"stats":${JSON.stringify(location.stats)}` : '';
+  const s = location.stats;
+  const avg = s?.avgActivePrevMonth === undefined ? '' : `,"avgActivePrevMonth":${s.avgActivePrevMonth}`;
+  const stats = s ? `,"stats":{"activeListings":${s.activeListings},"totalListings":${s.totalListings}${avg}}` : '';
   return `${location.head},"isRoot":${location.isRoot}${stats},"updatedAt":${JSON.stringify(location.updatedAt)}}`;
 }
