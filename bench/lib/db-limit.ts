@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from '../../src/store/db.js';
+import { CONNECTION_OPTIONS, statementConfig } from '../../src/store/postgres.js';
 import { type Measured, summarize } from './load.js';
 
 export interface Statement {
@@ -49,9 +50,9 @@ export async function replay(
   connections: number,
   durationS: number,
 ): Promise<Measured> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
-  // Unnamed statements with parameters, as the service's pg adapter sends them.
-  const prepared = statements.map((s) => ({ text: s.sql, values: [...s.params] }));
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, ...CONNECTION_OPTIONS });
+  // As the service's pg adapter sends them: the same prepared and unnamed statements.
+  const prepared = statements.map((s) => statementConfig(s.name, s.sql, s.params));
   const latencies: number[] = [];
   let errors = 0;
   const until = performance.now() + durationS * 1000;

@@ -32,14 +32,26 @@ const preparedName = (name: string, sql: string): string | undefined => {
   return named;
 };
 
+/** A statement as the service sends it: prepared (named) or not. The benchmark replays the same. */
+export function statementConfig(name: string, sql: string, params: readonly unknown[]): pg.QueryConfig {
+  const prepared = PREPARED.has(name) ? preparedName(name, sql) : undefined;
+  return { ...(prepared ? { name: prepared } : {}), text: sql, values: params as unknown[] };
+}
+
+/** Settings of every service connection (the benchmark's replay uses them too). */
+export const CONNECTION_OPTIONS = {
+  application_name: 'forecourt',
+  // Prepared statements (PREPARED) are still planned for their values every time: a generic
+  // plan, which PostgreSQL may otherwise switch to after five runs, took 29 ms instead of 2 for
+  // a global page at 1M listings and 800 ms instead of 8 for all statuses (docs/benchmarks.md).
+  options: '-c plan_cache_mode=force_custom_plan',
+};
+
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(name: string, sql: string, params: readonly unknown[] = []) {
       try {
-        const prepared = PREPARED.has(name) ? preparedName(name, sql) : undefined;
-        const result = prepared
-          ? await client.query({ name: prepared, text: sql, values: params as unknown[] })
-          : await client.query(sql, params as unknown[]);
+        const result = await client.query(statementConfig(name, sql, params));
         return result.rows as T[];
       } catch (error) {
         throw labelDbError(error, name);
@@ -65,11 +77,7 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
     statement_timeout: options.statementTimeoutMs,
     // A transaction left open by a crashed handler must not hold locks indefinitely.
     idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
-    application_name: 'forecourt',
-    // Prepared statements (PREPARED) are still planned for their values every time: a generic
-    // plan, which PostgreSQL may otherwise switch to after five runs, took 29 ms instead of 2 for
-    // a global page at 1M listings and 800 ms instead of 8 for all statuses (docs/benchmarks.md).
-    options: '-c plan_cache_mode=force_custom_plan',
+    ...CONNECTION_OPTIONS,
   });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});

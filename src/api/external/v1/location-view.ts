@@ -22,6 +22,8 @@ export const locationJsonProjection: Projection<LocationJson> = {
 export function locationJson(location: Location<LocationJson>): string {
   const s = location.stats;
   const avg = s?.avgActivePrevMonth === undefined ? '' : `,"avgActivePrevMonth":${s.avgActivePrevMonth}`;
-  const stats = s ? `,"stats":{"activeListings":${s.activeListings},"totalListings":${s.totalListings}${avg}}` : '';
+  const stats = s
+    ? `,"stats":{"activeListings":${s.activeListings},"totalListings":${s.totalListings}${avg}}`
+    : '';
   return `${location.head},"isRoot":${location.isRoot}${stats},"updatedAt":${JSON.stringify(location.updatedAt)}}`;
 }
