@@ -51,7 +51,9 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
         // When history began, and the kept means of that month (when it can have them): one
         // round trip, run beside the counts, not two one after the other.
         // `covered` (history began by the month's start) rather than the start itself: the same
-        // value on each of up to 500 rows was parsed into a Date 500 times.
+        // value on each of up to 500 rows was parsed into a Date 500 times. The month's start is
+        // passed twice ($2 as the kept means' date key, $4 as an instant): a parameter has one
+        // type, and a date cast to timestamptz would move with the session's time zone.
         tx.query<{ covered: boolean | null; id: string | null; avg: number | null }>(
           'LocationMonthStats',
           `SELECT s.history_started_at <= $4::timestamptz AS covered, m.id, m.avg
