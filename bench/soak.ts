@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { postgresDataset, sql } from './lib/datasets.js';
-import { percentile } from './lib/load.js';
+import { latencySummary, percentile, slopePerMinute } from './lib/load.js';
 import { startService } from './lib/processes.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
 import { renderPlot, type Series } from './lib/soak-plot.js';
@@ -291,23 +291,7 @@ await dispatcher.close();
 await sql('postgres', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 
 // --- Verdicts.
-const perKind = Object.fromEntries(
-  [...latencies].map(([kind, list]) => {
-    const sorted = list.sort((a, b) => a - b);
-    const p = (q: number) => (sorted.length ? Math.round(percentile(sorted, q) * 10) / 10 : null);
-    return [kind, { requests: sorted.length, p50: p(0.5), p95: p(0.95), p99: p(0.99) }];
-  }),
-);
-/** Least-squares slope of y over t, per minute. */
-function slopePerMinute(points: { t: number; y: number }[]): number {
-  const n = points.length;
-  if (n < 2) return 0;
-  const mt = points.reduce((s, p) => s + p.t, 0) / n;
-  const my = points.reduce((s, p) => s + p.y, 0) / n;
-  const num = points.reduce((s, p) => s + (p.t - mt) * (p.y - my), 0);
-  const den = points.reduce((s, p) => s + (p.t - mt) ** 2, 0);
-  return den === 0 ? 0 : (num / den) * 60;
-}
+const perKind = latencySummary(latencies);
 // The first fifth warms up (JIT, caches, pools); memory is judged on the rest.
 const warm = seconds.filter((s) => s.t > elapsedS / 5);
 const rssSlope = slopePerMinute(warm.map((s) => ({ t: s.t, y: s.rssMb })));

@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { request } from 'undici';
-import { CLAIM_SQL } from '../src/store/webhooks.js';
+import { CLAIM_SQL } from '../src/store/webhooks/index.js';
 import { load, percentile } from './lib/load.js';
 import { startService } from './lib/processes.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';

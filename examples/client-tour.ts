@@ -58,6 +58,28 @@ await forecourt.listings.setStatus('TOUR-1', 'pending');
 await forecourt.listings.markSold('TOUR-1'); // idempotent
 // --- end ---
 
+// --- versions ---
+// Two writers, one listing: a write with the version you read (ifMatch) applies only to that version.
+const peugeot = await forecourt.listings.put('TOUR-V', {
+  title: 'Peugeot 208 1.2 PureTech',
+  price: 12450,
+  dealerLocationCode: 'VDB-GENT',
+});
+const { listing, etag } = await forecourt.listings.getWithEtag(peugeot.listingId); // etag: peugeot.etag
+const patched = await forecourt.listings.patch(
+  'TOUR-V',
+  { price: (listing.price ?? 12450) - 500 }, // a merge patch: only the price changes
+  { ifMatch: etag },
+);
+log(patched.outcome, patched.etag !== etag); // updated true
+try {
+  await forecourt.listings.patch('TOUR-V', { price: 11500 }, { ifMatch: etag }); // the old version
+} catch (error) {
+  if (!(error instanceof ForecourtError) || error.status !== 412) throw error;
+  log(error.code); // PRECONDITION_FAILED: read it again, apply your change to the current version
+}
+// --- end ---
+
 // --- errors ---
 try {
   await forecourt.listings.put('TOUR-2', { title: 'No price', price: -1, vin: 'SHORT' });

@@ -8,13 +8,19 @@
  * table in your own database in real life), together with the cursor to resume from. The first run
  * is the full sync; every run after it only fetches what changed. With --once it stops when it has
  * caught up, otherwise it polls every POLL_SECONDS.
+ *
+ * STATE_FILE defaults to forecourt-sync.json in the system's temporary directory (not the folder
+ * it runs from, which is often a repository checkout); it says on stderr where it is. Set
+ * STATE_FILE to keep the copy somewhere lasting.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const BASE = process.env.BASE ?? 'https://localhost:8443/api/external/v1';
 const SECRET = process.env.SECRET ?? '';
-const STATE_FILE = process.env.STATE_FILE ?? 'forecourt-sync.json';
+const STATE_FILE = process.env.STATE_FILE || path.join(os.tmpdir(), 'forecourt-sync.json');
 const POLL_SECONDS = Number(process.env.POLL_SECONDS ?? 60);
 const once = process.argv.includes('--once');
 
@@ -90,6 +96,7 @@ async function catchUp(state: State): Promise<number> {
 
 if (!SECRET) throw new Error('set SECRET to your Forecourt API secret');
 const state = load();
+process.stderr.write(`state: ${STATE_FILE}\n`);
 for (;;) {
   const changed = await catchUp(state);
   const all = Object.values(state.listings);

@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import https from 'node:https';
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import secureJson from 'secure-json-parse';
 import { type AdminApi, adminRoutes } from './api/admin/v1/index.js';
 import { consolePages } from './api/console/index.js';
 import { docsPage } from './api/docs/index.js';
@@ -12,37 +10,53 @@ import { healthRoutes } from './api/health/index.js';
 import { documentedPath, PARTNER_PREFIX } from './api/openapi/document.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
 import type { Config } from './config.js';
-import { type ProblemError, problem } from './domain/errors.js';
 import type { RequestRecorder } from './domain/request-records/recorder.js';
 import { callerAttribution } from './http/auth.js';
-import { answerClientError, answerFrameworkError, watchRequestLine } from './http/client-error.js';
+import { answerClientError, answerFrameworkError } from './http/client-error.js';
+import { registerDoor } from './http/door.js';
 import { registerErrorHandling } from './http/errors.js';
-import { checkingInterval } from './http/listener.js';
+import { httpsServerFactory } from './http/https-server.js';
+import { registerJsonBodies } from './http/json-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { createMetrics } from './http/metrics.js';
+import { registerPartnerRecords } from './http/partner-records.js';
 import { type RequestPressure, requestPressure } from './http/pressure.js';
 import { configuredRateLimits } from './http/rate-limit.js';
 import { requestIdFor } from './http/request-id.js';
+import { registerRequestLog } from './http/request-log.js';
 import type { TlsMaterial } from './http/tls.js';
 import { validatorCompiler } from './http/validation.js';
 import type { Db } from './store/db.js';
 
-export const BODY_LIMIT = 5 * 1024 * 1024;
+export { httpsRequired } from './http/door.js';
+
+const BODY_LIMIT = 5 * 1024 * 1024;
 
 /** The use cases the routes call (compose.ts builds them). */
-export type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
+type AppUseCases = Omit<ExternalApi, 'rateLimits' | 'metrics'> &
   Omit<AdminApi, 'rateLimits' | 'metrics' | 'health'> & { requestRecorder: RequestRecorder };
 
-export interface AppOptions {
+interface AppOptions {
   config: Config;
   useCases: AppUseCases;
   /** For the readiness probe and the pool metrics; `replica` when reads go to one. */
   databases: { primary: Db; replica?: Db | undefined };
   tls: TlsMaterial;
   logger: Logger;
+  /** The clock of the rate-limit windows: Date.now, or a test's that it moves instead of waiting. */
+  now?: () => number;
+}
+
+/** A route as registered: its method, URL pattern and request schemas (Zod), for tools that walk every route. */
+interface RouteSummary {
+  method: string;
+  url: string;
+  schema: { params?: unknown; querystring?: unknown; body?: unknown } | undefined;
 }
 
 export type App = FastifyInstance & {
+  /** Every route of the app (the hostile-text layer sends odd text to each; the admin API has no OpenAPI document). */
+  routeList: readonly RouteSummary[];
   /** The app's metrics, for what runs beside it (the webhook dispatcher). */
   metrics: ReturnType<typeof createMetrics>;
   /** How busy partners' requests keep the instance: background work makes way when saturated. */
@@ -57,7 +71,7 @@ export type App = FastifyInstance & {
 };
 
 /** Builds the whole service as one Fastify app; server.ts starts it, tests build the very same. */
-export async function buildApp({ config, useCases, databases, tls, logger }: AppOptions): Promise<App> {
+export async function buildApp({ config, useCases, databases, tls, logger, now }: AppOptions): Promise<App> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const app = Fastify({
     loggerInstance: logger,
@@ -71,156 +85,41 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
     return503OnClosing: false,
     // Long enough for any path the header limit lets through: an over-long reference is then
     // refused by the reference rule (400 INVALID_REFERENCE), not by the router.
-    routerOptions: { maxParamLength: 16 * 1024 },
+    // A trailing slash names the same resource (decisions.md): `/listings/?pageSize=1` is the
+    // list, not a read of the listing with an empty id.
+    routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
     // Protocol-level refusals in our envelope, written before the connection closes.
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
-    serverFactory: (fastifyHandler) => {
+    serverFactory: httpsServerFactory(tls, config.HEADERS_TIMEOUT_MS, (fastifyHandler) => {
       handler = fastifyHandler;
-      const server = https.createServer(
-        {
-          key: tls.key,
-          cert: tls.cert,
-          minVersion: 'TLSv1.2',
-          // A missing Host is refused by our own hook (onRequest below) with the envelope;
-          // Node's own check answers a bare 400.
-          requireHostHeader: false,
-          // How often Node checks for clients past the header and request timeouts; its default
-          // (30 s) would let a slow client hold a connection three times HEADERS_TIMEOUT_MS.
-          connectionsCheckingInterval: checkingInterval(config.HEADERS_TIMEOUT_MS),
-        },
-        fastifyHandler,
-      );
-      server.on('secureConnection', watchRequestLine);
-      return server;
-    },
+    }),
   }).withTypeProvider<ZodTypeProvider>();
+
+  const routeList: RouteSummary[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routeList.push({ method, url: route.url, schema: route.schema });
+    }
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  // Our own JSON parser: an empty body is "no body" (DELETE from some clients sends a content type
-  // anyway), and a broken one is the documented INVALID_JSON rather than a generic 400.
-  // Fastify also parses text/plain by default; we take JSON only, so anything else is a 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (typeof body !== 'string' || body.trim() === '') return done(null, undefined);
-    try {
-      done(null, secureJson.parse(body, { protoAction: 'remove', constructorAction: 'remove' }));
-    } catch (error) {
-      done(
-        problem('INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`),
-        undefined,
-      );
-    }
-  });
+  registerJsonBodies(app as unknown as FastifyInstance);
 
-  let draining = false;
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-    assertOneHost(request.raw);
-    if (draining) {
-      reply.header('Connection', 'close');
-      if (request.url !== '/healthz') {
-        throw problem('SERVICE_UNAVAILABLE', 'The service is restarting; retry shortly.');
-      }
-    }
-    // Behind a TLS-terminating proxy, the connection to us is plain; the proxy says what the client used.
-    const socket = request.raw.socket as { encrypted?: boolean };
-    if (!socket.encrypted) {
-      const proto = String(request.headers['x-forwarded-proto'] ?? '')
-        .split(',')[0]!
-        .trim()
-        .toLowerCase();
-      if (proto !== 'https') throw httpsRequired();
-    }
-  });
+  const door = registerDoor(app as unknown as FastifyInstance);
 
   // The HTTP layer's own parts: request metrics and rate limits, closed with the app.
   const metrics = createMetrics(() => databases.primary.poolStats?.());
-  const rateLimits = configuredRateLimits(config, logger, metrics);
+  const rateLimits = configuredRateLimits(config, logger, metrics, now);
   app.addHook('onClose', () => rateLimits.close());
   const pressure = requestPressure();
-  app.addHook('onRequest', async (_request, reply) => {
-    pressure.started();
-    // 'close' comes for every response, sent or aborted, exactly once.
-    reply.raw.once('close', pressure.finished);
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, never the raw path: unknown paths must not create a metric series each.
-    const route = request.routeOptions.url ?? 'unmatched';
-    const status = reply.statusCode;
-    request.log.info(
-      {
-        partnerId: request.partner?.id,
-        method: request.method,
-        route,
-        status,
-        durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        // "Why did my request fail?" answered from the log: the code and how many issues.
-        ...(request.problem
-          ? { errorCode: request.problem.code, issueCount: request.problem.issues?.length ?? 0 }
-          : {}),
-      },
-      'request',
-    );
-    const labels = { method: request.method, route, status };
-    metrics.requests.inc(labels);
-    metrics.duration.observe(labels, reply.elapsedTime / 1000);
-  });
+  registerRequestLog(app as unknown as FastifyInstance, metrics, pressure);
 
-  // Per partner: a metric series each, and the request records (failures and usage) the partner
-  // and the operator read. Recording only appends to memory; the recorder writes in batches.
-  const recorder = useCases.requestRecorder;
-  recorder.onDropped((n) => metrics.requestRecordsDropped.inc(n));
-  recorder.start();
-  app.addHook('onClose', () => recorder.stop());
-  // On send, not on response: a partner that reads GET /requests the moment its answer arrives
-  // must find the record there (onResponse may run after the client has read the answer).
-  app.addHook('onSend', async (request, reply) => {
-    if (!request.url.startsWith(`${PARTNER_PREFIX}/`)) return;
-    recordPartnerRequest(
-      request,
-      reply.statusCode,
-      request.routeOptions.url ?? 'unmatched',
-      reply.elapsedTime,
-    );
-  });
-  // The info series of each partner id carries its current name: a rename replaces the series
-  // (two with value 1 would make every join on the partner label ambiguous).
-  const namesInMetrics = new Map<string, string>();
-  function nameInMetrics(partner: string, name: string): void {
-    const before = namesInMetrics.get(partner);
-    if (before === name) return;
-    if (before !== undefined) metrics.partnerInfo.remove({ partner, name: before });
-    namesInMetrics.set(partner, name);
-    metrics.partnerInfo.set({ partner, name }, 1);
-  }
-  function recordPartnerRequest(
-    request: FastifyRequest,
-    status: number,
-    route: string,
-    durationMs: number,
-  ): void {
-    const partnerId = request.caller?.partnerId ?? null;
-    metrics.partnerRequests.inc({ partner: partnerId ?? 'none', class: `${Math.floor(status / 100)}xx` });
-    if (request.partner) nameInMetrics(request.partner.id, request.partner.name);
-    recorder.record({
-      requestId: request.id,
-      partnerId,
-      key: request.caller?.key ?? null,
-      method: request.method,
-      route: documentedRoute(route, request.url),
-      status,
-      problem: request.problem,
-      durationMs,
-      items: request.bulkOutcome,
-    });
-  }
-  app.addHook('onSend', async (_request, reply) => {
-    // Connections finishing a request while draining close after it, so shutdown is not held
-    // up by clients keeping connections alive.
-    if (draining) reply.header('Connection', 'close');
+  registerPartnerRecords(app as unknown as FastifyInstance, useCases.requestRecorder, metrics, {
+    prefix: PARTNER_PREFIX,
+    routeName: documentedRoute,
   });
 
   const attribute = callerAttribution({
@@ -232,7 +131,7 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
   });
   registerMethodNotAllowed(app as unknown as FastifyInstance);
   await registerOpenApi(app as unknown as FastifyInstance);
-  await app.register(healthRoutes(databases, () => draining));
+  await app.register(healthRoutes(databases, door.draining));
   await app.register(openApiRoutes);
   await app.register(docsPage);
   await app.register(consolePages);
@@ -258,11 +157,10 @@ export async function buildApp({ config, useCases, databases, tls, logger }: App
   if (!handler) throw new Error('Fastify did not call serverFactory');
   return Object.assign(app as unknown as FastifyInstance, {
     plainHandler: handler,
+    routeList,
     metrics,
     pressure,
-    startDraining: () => {
-      draining = true;
-    },
+    startDraining: door.startDraining,
   });
 }
 
@@ -284,27 +182,4 @@ function documentedRoute(route: string, url: string): string {
   if (route !== 'unmatched') return documentedPath(route.slice(PARTNER_PREFIX.length));
   const path = url.split('?')[0]!.slice(PARTNER_PREFIX.length);
   return path.length > 200 ? `${path.slice(0, 200)}… (${path.length} characters)` : path;
-}
-
-/**
- * HTTP/1.1 requires exactly one Host header (RFC 9112 §3.2). Node keeps only the first of two, so
- * two that disagree could route differently in a proxy and here: refuse both shapes.
- */
-function assertOneHost(raw: IncomingMessage): void {
-  if (raw.httpVersion !== '1.1') return;
-  let hosts = 0;
-  for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
-  if (hosts !== 1) {
-    throw problem(
-      'BAD_REQUEST',
-      hosts === 0 ? 'The request has no Host header.' : 'The request has more than one Host header.',
-    );
-  }
-}
-
-export function httpsRequired(): ProblemError {
-  return problem(
-    'HTTPS_REQUIRED',
-    'This API is served over HTTPS only. Resend the request to https:// (never send a secret over plain HTTP).',
-  );
 }

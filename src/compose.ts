@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { type Logger, pino } from 'pino';
-import { listingView } from './api/external/v1/listing-view.js';
+import { listingJsonProjection, listingView } from './api/external/v1/listings/view.js';
 import { listingSchema } from './api/schemas/resources.js';
 import type { Config } from './config.js';
 import { accessCache } from './domain/access-cache.js';
 import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
 import { dealerAdmin } from './domain/dealers.js';
-import { listingBodySchema } from './domain/listing-input.js';
-import { listingReads } from './domain/listing-query.js';
-import { listingWrites } from './domain/listing-writes/index.js';
+import { listingBodySchema } from './domain/listings/input.js';
+import { listingReads } from './domain/listings/reads.js';
+import { listingWrites } from './domain/listings/writes/index.js';
 import { locationReads } from './domain/locations.js';
 import { operatorAccess } from './domain/operators.js';
 import { partnerAdmin } from './domain/partners.js';
@@ -21,14 +21,14 @@ import { webhookPoster } from './outbound/webhook-post.js';
 import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
-import { listingReadStore } from './store/listings-read.js';
-import { listingWriteStore } from './store/listings-write.js';
+import { listingReadStore } from './store/listings/reads.js';
+import { listingWriteStore } from './store/listings/writes.js';
 import { locationStatsStore } from './store/location-stats.js';
 import { operatorStore } from './store/operators.js';
 import { partnerStore } from './store/partners.js';
 import { requestRecordStore } from './store/request-records.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
-import { webhookStore } from './store/webhooks.js';
+import { webhookStore } from './store/webhooks/index.js';
 
 /** How often an instance looks for endpoints with changes to deliver. */
 const WEBHOOK_POLL_MS = 200;
@@ -79,6 +79,7 @@ export function compose(
   const webhooks = webhookStore(db);
   const post = webhookPoster({
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   });
   // Webhooks read on the primary: a delivery's horizon and its page must come from one database.
@@ -112,9 +113,11 @@ export function compose(
     writes: listingWrites({
       db,
       dealers,
-      store: listingWriteStore(db),
+      store: listingWriteStore(db, Object.keys(listingSchema.shape)),
       syncHorizon,
       schema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
+      // The listing as GET /listings/{id} shows it, read in the write's transaction: its ETag.
+      view: listingJsonProjection(listingBaseUrl),
       writeTimeoutMs: config.WRITE_TX_TIMEOUT_MS,
     }),
     authentication: partnerAuthentication({ partners, dealers, audit, cache: access }),
@@ -122,7 +125,7 @@ export function compose(
     accessCache: access,
     /** A change to partners, secrets or dealers was committed by this instance: forget at once. */
     accessChanged: () => access.forget(),
-    dealers: dealerAdmin({ db, dealers, audit }),
+    dealers: dealerAdmin({ db, dealers, audit, partners }),
     partners: partnerAdmin({ db, partners, dealers, audit }),
     operators: operatorAccess({
       db,
@@ -143,14 +146,16 @@ export function compose(
       cursors,
       post,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
     }),
     /** The delivery loop of this instance (runtime.ts starts and stops it). */
     webhookDispatcher: (
       logger: Logger,
-      hooks: Pick<Parameters<typeof webhookDispatcher>[0], 'observe' | 'saturated'> = {},
+      hooks: Pick<Parameters<typeof webhookDispatcher>[0], 'observe' | 'saturated' | 'roundFailed'> = {},
     ) =>
       webhookDispatcher({
         ...hooks,
+        db: deliveryDb,
         store: webhookStore(deliveryDb),
         listings: listingReadStore(deliveryDb),
         syncHorizon: deliveryDb === db ? primaryHorizon : syncHorizonStore(deliveryDb, deliveryDb, settleMs),

@@ -38,6 +38,17 @@ const schema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
       .optional(),
   ),
+  // Behind a connection pooler (docs/operations.md, "Behind a connection pooler"): the same
+  // database without the pooler, for what needs a real session (LISTEN, migrations); and what
+  // DATABASE_URL (and DATABASE_READ_URL) lead to: a session each (PostgreSQL itself, or a pooler
+  // in session mode) or a pooler in transaction mode.
+  DATABASE_DIRECT_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
   TLS_CERT_FILE: optionalString,
   TLS_KEY_FILE: optionalString,
   TRUST_PROXY: flag.default(false),
@@ -77,6 +88,8 @@ const schema = z.object({
   // Webhooks (docs/webhooks.md). ALLOW_PRIVATE admits http:// and private or loopback targets:
   // tests and local development only, never in production (it opens the door to SSRF).
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  // The demo's setting: loopback webhook addresses (http too), so deliveries reach a partner's laptop.
+  WEBHOOK_ALLOW_LOOPBACK: flag.default(false),
   WEBHOOK_TIMEOUT_MS: int(1_000, 30_000).default(10_000),
   // Deliveries one instance runs at once; 0: this instance delivers none (the others do).
   WEBHOOK_CONCURRENCY: int(0, 500).default(16),
@@ -95,8 +108,11 @@ export class ConfigError extends Error {
 }
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  // An empty variable counts as unset, as most operators expect of `FOO=` in a .env file.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // An empty variable counts as unset, as most operators expect of `FOO=` in a .env file; so does
+  // one of white space only (`PORT=" "` was read as 0: a random port; a retention of 0 days).
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''),
+  );
   const result = schema.safeParse(present);
   if (!result.success) {
     // One line, every bad variable in it: start-up failures are one line (docs/operations.md).
@@ -105,6 +121,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (result.data.DATABASE_READ_URL && !result.data.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_READ_URL needs DATABASE_URL (a replica of it)');
+  }
+  if (result.data.DATABASE_DIRECT_URL && !result.data.DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (the same database, through the pooler)',
+    );
   }
   if (Boolean(result.data.TLS_CERT_FILE) !== Boolean(result.data.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');

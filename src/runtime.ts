@@ -12,7 +12,7 @@ import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
 import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { openDb } from './store/open.js';
+import { openConfiguredDb, openDb } from './store/open.js';
 import { ensureCursorKey } from './store/service-info.js';
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: NodeJS.WritableStream): Logger {
@@ -60,14 +60,24 @@ export interface Running {
 }
 
 /** Opens the database, migrates, builds the app and listens: everything `forecourt serve` does. */
-export async function start(config: Config, logger: Logger): Promise<Running> {
+export async function start(
+  config: Config,
+  logger: Logger,
+  /** For tests: the clock of the rate-limit windows (default Date.now). */
+  options: { now?: () => number } = {},
+): Promise<Running> {
   const dbOptions = {
     dataDir: config.DATA_DIR,
     statementTimeoutMs: config.STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
     poolSize: config.DB_POOL_SIZE,
+    poolMode: config.DATABASE_POOL_MODE,
   };
-  const db = await openDb({ ...dbOptions, databaseUrl: config.DATABASE_URL });
+  const db = await openDb({
+    ...dbOptions,
+    databaseUrl: config.DATABASE_URL,
+    directUrl: config.DATABASE_DIRECT_URL,
+  });
   const readDb = config.DATABASE_READ_URL
     ? await openDb({ ...dbOptions, databaseUrl: config.DATABASE_READ_URL })
     : undefined;
@@ -78,7 +88,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       : undefined;
   let stopListening: (() => Promise<void>) | undefined;
   try {
-    const applied = await migrate(db);
+    const applied = await migrateDirectly(config, db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
     const tls = await loadTls({
       certFile: config.TLS_CERT_FILE,
@@ -100,17 +110,19 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       logger: logger.child({ component: 'request-records' }),
       publicOrigin: `https://${host}:${config.PORT}`,
     });
-    // Partners' access is kept by the instance while it hears every change (domain/access-cache.ts).
+    // Partners' access is kept by the instance while it is proven to hear every change
+    // (domain/access-cache.ts; the proof: store/postgres.ts, listenOn).
     let heard = true;
     stopListening = await db.listen(ACCESS_CHANNEL, {
       onNotify: () => useCases.accessCache.forget(),
-      onLive(live) {
+      onLive(live, detail) {
         useCases.accessCache.setLive(live);
         if (!live && heard)
           logger.warn(
-            'not hearing changes to partners (LISTEN connection lost): access is read per request until it is back',
+            { detail },
+            'not hearing changes to partners: access is read per request (not cached) until they are heard',
           );
-        if (live && !heard) logger.info('hearing changes to partners again');
+        if (live && !heard) logger.info({ detail }, 'hearing changes to partners again');
         heard = live;
       },
     });
@@ -120,6 +132,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       databases: { primary: db, replica: readDb },
       tls,
       logger,
+      ...(options.now ? { now: options.now } : {}),
     });
     const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
     const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }), {
@@ -129,6 +142,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
         app.metrics.webhookDuration.observe({ outcome: result }, outcome.durationMs / 1000);
       },
       saturated: app.pressure.saturated,
+      roundFailed: () => app.metrics.webhookRoundFailures.inc(),
     });
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
@@ -179,8 +193,19 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   }
 }
 
+/** Migrations on a connection of their own without the pooler (DATABASE_DIRECT_URL), else on `db`. */
+async function migrateDirectly(config: Config, db: Db): Promise<string[]> {
+  if (!config.DATABASE_DIRECT_URL) return migrate(db);
+  const direct = await openConfiguredDb(config);
+  try {
+    return await migrate(direct);
+  } finally {
+    await direct.close();
+  }
+}
+
 /** PostgreSQL connections of the webhook dispatcher, besides DB_POOL_SIZE (docs/operations.md). */
-export const WEBHOOK_POOL_SIZE = 3;
+const WEBHOOK_POOL_SIZE = 3;
 
 /** How often the primary's sync horizon is published for a replica (docs/sync.md). */
 const HORIZON_PUBLISH_MS = 200;

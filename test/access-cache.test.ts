@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bootApp, createPartner, createTree, EXT, type TestApp, type Tree } from './helpers/app.js';
+import { eventually as poll } from './helpers/eventually.js';
 import { run, serverUrl } from './helpers/postgres.js';
 
 /**
@@ -28,13 +29,7 @@ const status = async (secret: string, path = '/listings?status=all') =>
   (await app.call('GET', `${EXT}${path}`, { secret })).status;
 
 /** Polls until `check` holds (a notification travels after the commit), for at most 3 s. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const until = Date.now() + 3000;
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail(`not seen within 3 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const eventually = (check: () => Promise<boolean>, what: string) => poll(check, () => what, 3000, 25);
 
 test('a known secret is kept: with its table renamed away, the partner is still served', async () => {
   const partner = await createPartner(app, { roots: [tree.ids.A!] });
@@ -99,8 +94,12 @@ test('with the listening connection gone nothing is kept, and once it is back th
     serverUrl!,
     `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'forecourt-listen' AND datname = current_database()`,
   );
-  // While it is down, every request reads the partner: a change nobody announced is seen at once.
-  await new Promise((r) => setTimeout(r, 200));
+  // While it is down (the instance says so in /readyz), every request reads the partner: a change
+  // nobody announced is seen at once.
+  await eventually(
+    async () => (await app.call('GET', '/readyz')).body.partnerAccess?.cached === false,
+    '/readyz saying the access is not kept',
+  );
   await run(serverUrl!, 'ALTER TABLE partners DISABLE TRIGGER partners_access_changed');
   try {
     await run(serverUrl!, 'UPDATE partners SET disabled = true WHERE id = $1', [partner.id]);

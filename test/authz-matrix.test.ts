@@ -264,6 +264,8 @@ describe('authorization matrix (test/authz/policy.ts)', () => {
         return { method: 'POST', path: `${path}/status`, body: { status: 'pending' }, ref };
       case 'DELETE /listings/{ref}':
         return { method: 'DELETE', path, ref };
+      case 'PATCH /listings/{ref}':
+        return { method: 'PATCH', path, body: { mileage: 4242 }, ref };
       case 'PUT /listings/{ref} dealerProfileId in the body':
       case 'PUT /listings/{ref} dealerLocationCode in the body':
         return { method: 'PUT', path, body: listingBody(dealer), ref };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -274,6 +275,33 @@ test('usage: --help exits 0, mistakes exit 2 with the usage text', async () => {
   assert.equal((await cli('dealers', 'list', '--bogus')).code, 2);
   assert.equal((await cli('dealers', 'frobnicate')).code, 2);
   assert.equal((await cli('partners', 'rotate-secret', 'x', '--grace', '-1')).code, 2);
+});
+
+test('serve, demo and migrate --help print help and start nothing; an argument they do not take is refused', () => {
+  const bin = path.resolve(import.meta.dirname, '../bin/forecourt.js');
+  const empty = mkdtempSync(path.join(os.tmpdir(), 'fc-cli-help-'));
+  try {
+    const forecourt = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, ...args], {
+        env: { PATH: process.env.PATH, DATA_DIR: empty, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        // Issue 29: `forecourt demo --help` started the demo, which runs until stopped.
+        timeout: 20_000,
+      });
+    for (const command of ['demo', 'serve', 'migrate']) {
+      for (const flag of ['--help', '-h']) {
+        const help = forecourt(command, flag);
+        assert.equal(help.status, 0, `${command} ${flag}: ${help.error ?? help.stderr}`);
+        assert.match(help.stdout, new RegExp(`^Usage: forecourt ${command}\n`));
+      }
+    }
+    const wrong = forecourt('demo', '--port', '9000');
+    assert.equal(wrong.status, 2, wrong.stderr);
+    assert.match(wrong.stderr, /forecourt demo: unexpected argument "--port"/);
+    assert.deepEqual(readdirSync(empty), [], 'nothing was started: no database, no certificate');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
 });
 
 test('audit-log: shows operator actions newest first, filtered, as a table or JSON; never a secret', async () => {

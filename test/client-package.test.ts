@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -12,7 +20,9 @@ import { ALL_SCOPES, bootApp, createPartner, createTree, type TestApp } from './
 // TypeScript, no server packages), used from a plain .mjs script and through its `forecourt
 // import` command, and type-checked from TypeScript, all against the real service.
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
+// The checkout itself: npm packs the workspace from there, not from the test run's compiled copy
+// (scripts/test-tree.mjs), whose package.json is a link to the checkout's.
+const ROOT = path.dirname(realpathSync(path.resolve(import.meta.dirname, '..', 'package.json')));
 const MAX_BYTES = 5 * 1024 * 1024;
 const MAX_PACKAGES = 15;
 
@@ -208,6 +218,7 @@ export const titles = async (): Promise<string[]> => (await forecourt.listings.l
     `import { createClient } from '@forecourt/client';
 const forecourt = createClient({ baseUrl: 'https://example.test', secret: 'fc_x' });
 export const page = forecourt.listings.list({ pageSize: 'ten' });
+export const typo = forecourt.listings.list({ status: 'actve' });
 `,
   );
   const failed = await run(process.execPath, [tsc, ...options, 'bad.mts'], { cwd: project }).then(
@@ -215,4 +226,74 @@ export const page = forecourt.listings.list({ pageSize: 'ten' });
     (error: { stdout: string }) => error.stdout,
   );
   assert.match(failed ?? 'compiled', /bad\.mts.*pageSize|Type 'string' is not assignable to type 'number'/s);
+  assert.match(failed ?? 'compiled', /bad\.mts\(4,.*"actve"/s, 'a misspelt status filter does not compile');
+});
+
+/** A fenced block of docs/client.md: the first one with this info string whose text matches. */
+function clientDoc(info: string, matching: RegExp): string {
+  const page = readFileSync(path.join(ROOT, 'docs/client.md'), 'utf8');
+  const blocks = [...page.matchAll(new RegExp(`^\`\`\`${info}\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map(
+    (m) => m[1]!,
+  );
+  const block = blocks.find((b) => matching.test(b));
+  assert.ok(block, `docs/client.md has no ${info} block matching ${matching}`);
+  return block;
+}
+
+test("docs/client.md's first script mirrors the whole stock: a sold listing reaches the copy", async () => {
+  const tree = await createTree(app);
+  const partner = await createPartner(app, { roots: [tree.ids.B!], scopes: ALL_SCOPES });
+  const code = (await app.call('GET', '/api/external/v1/locations', { secret: partner.secret })).body.data[0]
+    .locationCode;
+  for (const ref of ['DOC-ACTIVE', 'DOC-SOLD']) {
+    const put = await app.call('PUT', `/api/external/v1/listings/${ref}`, {
+      secret: partner.secret,
+      body: { title: ref, price: 9000, dealerLocationCode: code },
+    });
+    assert.equal(put.status, 201, put.text);
+  }
+  await app.call('DELETE', '/api/external/v1/listings/DOC-SOLD', { secret: partner.secret });
+  writeFileSync(path.join(project, 'sync.mjs'), clientDoc('js', /^\/\/ sync\.mjs/));
+  const { stdout } = await run(process.execPath, ['sync.mjs'], {
+    cwd: project,
+    env: partnerEnv(partner.secret),
+  });
+  assert.match(stdout, /^DOC-ACTIVE active$/m);
+  assert.match(stdout, /^DOC-SOLD sold$/m, 'iterate without status: all never sees a sold listing');
+});
+
+test('TypeScript as docs/client.md sets it up: @types/node and its tsconfig.json compile its sync.ts', async () => {
+  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+  const ts = path.join(work, 'ts-project');
+  await run('mkdir', ['-p', ts]);
+  await run('cp', ['-r', path.join(project, 'node_modules'), path.join(ts, 'node_modules')]);
+  // The partner's project as it is after `npm install <the client's package file>` (same folder level,
+  // so its file: dependency resolves alike), then the page's steps.
+  await run('cp', [path.join(project, 'package.json'), path.join(ts, 'package.json')]);
+  await run('npm', ['pkg', 'set', 'type=module'], { cwd: ts });
+  writeFileSync(path.join(ts, 'tsconfig.json'), clientDoc('json', /"moduleResolution": "nodenext"/));
+  writeFileSync(path.join(ts, 'sync.ts'), clientDoc('typescript', /@forecourt\/client/));
+  const compile = () =>
+    run(process.execPath, [tsc, '-p', '.'], { cwd: ts }).then(
+      () => 'compiled',
+      (error: { stdout: string }) => error.stdout,
+    );
+  // What the page says happens without @types/node.
+  assert.match(
+    await compile(),
+    /Cannot find (module 'node:fs'|name 'process')|Cannot find type definition file for 'node'/,
+  );
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--no-package-lock', '--save-dev', '@types/node@20'],
+    {
+      cwd: ts,
+    },
+  );
+  assert.equal(await compile(), 'compiled');
+  const { stdout } = await run(process.execPath, ['dist/sync.js'], {
+    cwd: ts,
+    env: partnerEnv((await createPartner(app, { roots: [(await createTree(app)).ids.B!] })).secret),
+  });
+  assert.match(stdout, /^\d+ listings$/m);
 });

@@ -12,7 +12,7 @@ import {
   type ListingInput,
   type WaitInfo,
 } from '@forecourt/client';
-import { fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 import {
   FIELDS_FILE,
   generateClientTypes,
@@ -24,7 +24,7 @@ import {
   bootApp,
   createPartner,
   createTree,
-  freshWindow,
+  movableClock,
   type TestApp,
   type Tree,
 } from './helpers/app.js';
@@ -42,6 +42,8 @@ const car = (overrides: Partial<ListingInput> = {}): ListingInput => ({
 });
 
 let app: TestApp;
+// The rate-limit windows of the service under test: moved to a new minute instead of waited for.
+const clock = movableClock();
 let tree: Tree;
 let ca: string;
 
@@ -78,7 +80,7 @@ async function rejection(promise: Promise<unknown>): Promise<ForecourtError> {
 }
 
 before(async () => {
-  app = await bootApp();
+  app = await bootApp({}, { clock });
   tree = await createTree(app);
   ca = readFileSync(path.join(app.dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
 });
@@ -87,6 +89,41 @@ after(() => app.close());
 test("the client package's generated files are what docs/openapi.json makes (else: npm run openapi:client)", async () => {
   assert.equal(readFileSync(TYPES_FILE, 'utf8'), await generateClientTypes());
   assert.equal(readFileSync(FIELDS_FILE, 'utf8'), generateListingFields());
+});
+
+test('patch, ETags and ifMatch: a write with a stale version is refused with 412 and the current ETag', async () => {
+  // A tree of its own: the other tests count the listings of theirs.
+  const own = await createTree(app);
+  const partner = await createPartner(app, { roots: [own.ids.A!], scopes: ALL_SCOPES });
+  const forecourt = client(partner.secret);
+  const created = await forecourt.listings.put('CL-ETAG', car({ dealerProfileId: own.ids.A1, mileage: 10 }));
+  const read = await forecourt.listings.getWithEtag(created.listingId);
+  assert.equal(read.etag, created.etag, 'the write answers with the version a read gives');
+  const patched = await forecourt.listings.patch(
+    'CL-ETAG',
+    { mileage: 20, variant: null },
+    { ifMatch: read.etag },
+  );
+  assert.deepEqual([patched.outcome, patched.listingId], ['updated', created.listingId]);
+  assert.notEqual(patched.etag, read.etag);
+  assert.equal((await forecourt.listings.get(created.listingId)).mileage, 20);
+
+  // Another writer's version came first: every write with the old ETag is refused.
+  for (const stale of [
+    () => forecourt.listings.put('CL-ETAG', car({ mileage: 30 }), { ifMatch: read.etag }),
+    () => forecourt.listings.patch('CL-ETAG', { mileage: 30 }, { ifMatch: read.etag }),
+    () => forecourt.listings.setStatus('CL-ETAG', 'pending', { ifMatch: read.etag }),
+    () => forecourt.listings.remove('CL-ETAG', { ifMatch: read.etag }),
+  ]) {
+    const error = await rejection(stale());
+    assert.deepEqual([error.status, error.code], [412, 'PRECONDITION_FAILED']);
+  }
+  const status = await forecourt.listings.setStatus('CL-ETAG', 'pending', { ifMatch: patched.etag });
+  const sold = await forecourt.listings.markSold('CL-ETAG', { ifMatch: status.etag });
+  assert.equal(sold.status, 'sold');
+  assert.equal((await forecourt.listings.getWithEtag(created.listingId)).etag, sold.etag);
+  const missing = await rejection(forecourt.listings.patch('CL-NONE', { mileage: 1 }));
+  assert.deepEqual([missing.status, missing.code], [404, 'NOT_FOUND']);
 });
 
 test('every endpoint, typed; errors carry status, code, message, requestId and issues', async () => {
@@ -160,15 +197,36 @@ test('every endpoint, typed; errors carry status, code, message, requestId and i
   await rejection(forecourt.listings.list({ pageSize: 'many' }));
 });
 
-test('`ca` trusts the self-signed certificate; without it the request fails as a network error', async () => {
+test('`ca` trusts the self-signed certificate; without it the request fails at once, saying how to trust it', async () => {
   const partner = await createPartner(app, { roots: [tree.ids.B!] });
   const page = await createClient({ baseUrl: app.url, secret: partner.secret, ca }).listings.list();
   assert.equal(page.meta.partner.id, partner.id);
+  // Issue 29: an untrusted certificate was retried 5 times (5.9 s) like a network failure.
+  const waits: WaitInfo[] = [];
+  const started = Date.now();
   const untrusted = await rejection(
-    createClient({ baseUrl: app.url, secret: partner.secret, retries: 0 }).listings.list(),
+    createClient({
+      baseUrl: app.url,
+      secret: partner.secret,
+      onWait: (w) => void waits.push(w),
+    }).listings.list(),
   );
-  assert.deepEqual([untrusted.status, untrusted.code], [0, 'NETWORK_ERROR']);
-  assert.match(untrusted.message, /certificate/i);
+  assert.deepEqual([untrusted.status, untrusted.code], [0, 'TLS_CERTIFICATE_ERROR']);
+  assert.deepEqual(waits, [], 'not retried');
+  assert.ok(Date.now() - started < 1500, `${Date.now() - started} ms`);
+  assert.match(
+    untrusted.message,
+    /certificate is not trusted \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/,
+  );
+  assert.match(untrusted.message, /`ca` option of createClient, or `--ca FILE`/);
+  // A host name the certificate is not for (it is issued for localhost) is refused at once too.
+  const otherName = new Agent({ connect: { ca, servername: 'cars.example' } });
+  const byAddress = await rejection(
+    createClient({ baseUrl: app.url, secret: partner.secret, dispatcher: otherName }).listings.list(),
+  );
+  await otherName.close();
+  assert.equal(byAddress.code, 'TLS_CERTIFICATE_ERROR', byAddress.message);
+  assert.match(byAddress.message, /not for this host name/);
 });
 
 describe('upsertMany and iterate', () => {
@@ -370,7 +428,7 @@ describe('rate limits: 429 + Retry-After, and pacing by RateLimit-Remaining', ()
   test('a 429 is waited out (Retry-After, capped by maxDelayMs here) and the batch sent again', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.B!], scopes: ALL_SCOPES });
     await app.admin('PATCH', `/partners/${partner.id}`, { rateLimitPerMinute: 2 });
-    await freshWindow(5);
+    clock.fresh();
     // Another process of the same partner used up the minute.
     for (let i = 0; i < 2; i++) {
       assert.equal(
@@ -403,7 +461,7 @@ describe('rate limits: 429 + Retry-After, and pacing by RateLimit-Remaining', ()
   test('RateLimit-Remaining: 0 makes the next call wait for the window instead of earning a 429', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.B!] });
     await app.admin('PATCH', `/partners/${partner.id}`, { rateLimitPerMinute: 2 });
-    await freshWindow(5);
+    clock.fresh();
     const waits: WaitInfo[] = [];
     const forecourt = client(partner.secret, {
       maxDelayMs: 300,

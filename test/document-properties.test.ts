@@ -25,10 +25,12 @@ const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 let app: TestApp;
 let secret: string;
 before(async () => {
-  app = await bootApp();
+  // Loopback webhook addresses allowed: the webhook bodies below register endpoints on 127.0.0.1.
+  app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   const tree = await createTree(app);
   // One root: new listings default to it, so the dealer rule never applies here.
-  secret = (await createPartner(app, { roots: [tree.ids.B!], scopes: ALL_SCOPES })).secret;
+  secret = (await createPartner(app, { roots: [tree.ids.B!], scopes: [...ALL_SCOPES, 'manage:webhooks'] }))
+    .secret;
 });
 after(() => app.close());
 
@@ -147,7 +149,16 @@ test('GET /listings queries: valid by the document ⇔ answered 200', async () =
     mine: ['true', 'FALSE', '1', '0', 'yes'],
     sort: ['updatedAt', '-price', 'createdAt', 'random'],
     locationId: ['6f1c2b0e-8d4a-4e7b-9c1d-2a3b4c5d6e7f', 'not-a-uuid'],
-    updatedSince: ['2026-01-01T00:00:00Z', '2026-01-01', 'yesterday'],
+    // A space for the T (no offset: UTC), and a + sent unencoded (arrives as a space): both match
+    // the document's pattern, so both must be accepted (Stoplight Prism found the first refused).
+    updatedSince: [
+      '2026-01-01T00:00:00Z',
+      '2026-01-01',
+      '2026-11-26 02:00',
+      '2026-11-26T02:00 01:00',
+      'yesterday',
+      '2026-11-26 02',
+    ],
   };
   const query = fc.record(
     Object.fromEntries(Object.entries(QUERY).map(([name, values]) => [name, fc.constantFrom(...values)])),
@@ -173,4 +184,95 @@ test('GET /listings queries: valid by the document ⇔ answered 200', async () =
     }),
     { numRuns: Math.ceil(RUNS / 2) },
   );
+});
+
+/** The JSON Schema of an operation's body as the document states it, and whether a body is required. */
+function bodySchema(operationPath: string, method: string) {
+  const requestBody = document.paths[operationPath][method].requestBody;
+  return {
+    validate: ajv.compile(
+      JSON.parse(
+        JSON.stringify(requestBody.content['application/json'].schema).replaceAll(
+          '"#/components/',
+          '"openapi#/components/',
+        ),
+      ),
+    ),
+    required: requestBody.required === true,
+  };
+}
+
+test('webhook bodies: valid by the document ⇔ accepted by the service (create, update, resume)', async () => {
+  const url = 'https://127.0.0.1:9/hooks/forecourt';
+  const CASES: Record<string, { path: string; method: string; bodies: unknown[] }> = {
+    create: {
+      path: '/webhooks',
+      method: 'post',
+      bodies: [
+        { url },
+        { url, description: 'Stock mirror', filter: { status: ['active', 'sold'] } },
+        { url, description: null, filter: null },
+        { url, filter: { dealerProfileIds: null, status: null } },
+        { url, secret: 'whsec_mine' },
+        { url, enabled: false },
+        { url, filter: { status: ['active'], dealers: [] } },
+        { url, filter: { status: [] } },
+        { url: '' },
+        {},
+      ],
+    },
+    update: {
+      path: '/webhooks/{id}',
+      method: 'patch',
+      bodies: [
+        { description: 'renamed' },
+        { enabled: false },
+        { filter: null },
+        { url: `${url}/2`, description: null },
+        {},
+        { enabled: false, paused: true },
+        { filter: { status: ['active'], extra: 1 } },
+        { enabled: 'no' },
+      ],
+    },
+    resume: {
+      path: '/webhooks/{id}/resume',
+      method: 'post',
+      bodies: [undefined, {}, { cursor: 'x'.repeat(1001) }, { from: 'start' }],
+    },
+  };
+  let accepted = 0;
+  let refused = 0;
+  for (const [name, { path: operationPath, method, bodies }] of Object.entries(CASES)) {
+    const { validate, required } = bodySchema(operationPath, method);
+    for (const body of bodies) {
+      const documentSays = body === undefined ? !required : validate(body);
+      let id: string | undefined;
+      if (operationPath !== '/webhooks') {
+        const created = await app.call('POST', '/api/external/v1/webhooks', { secret, body: { url } });
+        assert.equal(created.status, 201, created.text);
+        id = created.body.data.id;
+      }
+      const target = `/api/external/v1${operationPath.replace('{id}', id ?? '')}`;
+      const reply = await app.call(method.toUpperCase(), target, {
+        secret,
+        ...(body === undefined ? {} : { body }),
+      });
+      const why = `${name} ${JSON.stringify(body)} → ${reply.status} ${reply.text.slice(0, 300)}; document: ${JSON.stringify(validate.errors?.slice(0, 2))}`;
+      if (documentSays) {
+        assert.ok(reply.status >= 200 && reply.status < 300, `valid by the document, refused: ${why}`);
+        accepted++;
+      } else {
+        assert.ok(
+          reply.status === 422 || reply.status === 400,
+          `invalid by the document, not refused: ${why}`,
+        );
+        refused++;
+      }
+      // At most 20 endpoints a partner: each case removes what it made.
+      const made = id ?? (reply.status === 201 ? reply.body.data.id : undefined);
+      if (made) await app.call('DELETE', `/api/external/v1/webhooks/${made}`, { secret });
+    }
+  }
+  assert.ok(accepted >= 8 && refused >= 10, `accepted ${accepted}, refused ${refused}`);
 });

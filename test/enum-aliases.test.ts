@@ -47,6 +47,15 @@ const BELGIAN_ROWS: [Record<string, string>, Record<string, string>][] = [
       paintType: 'pearl',
     },
   ],
+  // Issue 29: CVT was refused and DSG stored as semi_automatic; both shift on their own.
+  [
+    { fuelType: 'Hybride', transmission: 'CVT' },
+    { fuelType: 'hybrid', transmission: 'automatic' },
+  ],
+  [
+    { fuelType: 'Diesel', transmission: 'DSG' },
+    { fuelType: 'diesel', transmission: 'automatic' },
+  ],
 ];
 
 describe('enumerations: the words of Belgian and Dutch feeds', () => {
@@ -105,6 +114,8 @@ describe('enumerations: the words of Belgian and Dutch feeds', () => {
     const body = await getOk(app, writer, '/reference/enums');
     assert.equal(body.data.fuelType.aliases.hybride, 'hybrid');
     assert.equal(body.data.transmission.aliases.manueel, 'manual');
+    assert.equal(body.data.transmission.aliases.cvt, 'automatic');
+    assert.equal(body.data.transmission.aliases.dsg, 'automatic');
     assert.match(body.data.fuelType.refused.gas, /LPG in Belgium/);
     // Every alias names a real value; no alias is also refused.
     for (const [name, spec] of Object.entries<any>(body.data)) {

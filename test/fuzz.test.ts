@@ -68,6 +68,7 @@ async function send(c: Case): Promise<Reply> {
 /** Operations the reader's scopes (read:listings, read:locations) do not allow: it gets 403 first. */
 const beyondReader = new Set([
   'upsertListing',
+  'patchListing',
   'markListingSold',
   'bulkUpsertListings',
   'setListingStatus',
@@ -82,7 +83,11 @@ const beyondReader = new Set([
   'listWebhookDeliveries',
 ]);
 const authenticated = (c: Case) => c.who === 'writer' || c.who === 'writer-key' || c.who === 'reader';
-const jsonType = (type: string | undefined) => type !== undefined && /^application\/json(;|$)/i.test(type);
+// A JSON Merge Patch has its own media type, taken by PATCH (RFC 7396) and refused elsewhere.
+const jsonType = (type: string | undefined, method: string) =>
+  type !== undefined &&
+  (/^application\/json(;|$)/i.test(type) ||
+    (method === 'PATCH' && /^application\/merge-patch\+json(;|$)/i.test(type)));
 const parses = (text: string) => {
   try {
     // A leading byte order mark is allowed (RFC 8259 lets a parser ignore it; the service does).
@@ -122,11 +127,11 @@ function judge(c: Case, reply: Reply): string | undefined {
       return `${status} for a request whose ${c.broke} breaks the document`;
   }
   if (c.kind === 'raw' && mayWrite && c.raw!.body !== '') {
-    if (!jsonType(c.raw!.contentType) && status !== 415)
+    if (!jsonType(c.raw!.contentType, c.method) && status !== 415)
       return `${status} for Content-Type ${c.raw!.contentType}`;
     // A JSON body of white space only is no body (EMPTY_PAYLOAD, INVALID_BODY), not broken JSON.
     const blank = c.raw!.body.trim() === '';
-    if (jsonType(c.raw!.contentType) && !blank && !parses(c.raw!.body) && code !== 'INVALID_JSON')
+    if (jsonType(c.raw!.contentType, c.method) && !blank && !parses(c.raw!.body) && code !== 'INVALID_JSON')
       return `${status} ${code} for a body that is not JSON`;
   }
   if (c.kind === 'write') {

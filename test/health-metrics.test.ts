@@ -21,6 +21,8 @@ describe('health, metrics, limits against slow clients', () => {
     const ready = await app.call('GET', '/readyz');
     assert.equal(ready.status, 200);
     assert.equal(ready.body.database, app.running.db.kind);
+    // Changes to partners are proven to arrive (a notification the instance sent itself came back).
+    assert.equal(ready.body.partnerAccess.cached, true, ready.text);
     assert.equal(ready.headers['cache-control'], 'no-store');
 
     const { db } = app.running;

@@ -39,11 +39,26 @@ interface Run {
 /** Runs `forecourt import <args>`; `onStderr` sees its progress output as it comes. */
 function runImport(
   args: string[],
-  options: { url?: string; secret: string; onStderr?: (text: string, child: ChildProcess) => void },
+  options: {
+    url?: string;
+    secret: string;
+    onStderr?: (text: string, child: ChildProcess) => void;
+    /** false: run without --ca, as a partner who forgot it. */
+    ca?: false;
+  },
 ): Promise<Run> {
   const child = spawn(
     process.execPath,
-    [BIN, 'import', ...args, '--url', options.url ?? app.url, '--secret', options.secret, '--ca', caFile],
+    [
+      BIN,
+      'import',
+      ...args,
+      '--url',
+      options.url ?? app.url,
+      '--secret',
+      options.secret,
+      ...(options.ca === false ? [] : ['--ca', caFile]),
+    ],
     { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';
@@ -142,9 +157,9 @@ describe('forecourt import: reading a feed', () => {
   });
 
   test('columns: any case and separators; unknown ones ignored; missing or doubled ones refused', () => {
-    const map = mapColumns(['External Reference', 'TITLE', 'fuel_type', 'Kleur']);
-    assert.deepEqual(map.fields, ['externalReference', 'title', 'fuelType', undefined]);
-    assert.deepEqual(map.ignored, ['Kleur']);
+    const map = mapColumns(['External Reference', 'TITLE', 'fuel_type', 'Kleur', 'Notitie']);
+    assert.deepEqual(map.fields, ['externalReference', 'title', 'fuelType', 'color', undefined]);
+    assert.deepEqual(map.ignored, ['Notitie']);
     assert.throws(
       () => mapColumns(['title', 'price']),
       (e: Error) => {
@@ -165,7 +180,7 @@ describe('forecourt import against the service', () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
     const ref = unique('LAT');
     const csv = [
-      'External Reference;Dealer Location Code;Title;Price;Mileage;Fuel Type;Images;Warranty;Kleur',
+      'External Reference;Dealer Location Code;Title;Price;Mileage;Fuel Type;Images;Warranty;Interne notitie',
       `${ref}-1;${tree.codes.A1};Citroën C3 1.2 PureTech;11250,50;61200;Benzine;https://img.example/1.jpg|https://img.example/2.jpg;ja;rood`,
       `${ref}-2;${tree.codes.A1};Peugeot 208;12.450;30000;Diesel;;nee;wit`,
       `${ref}-3;${tree.codes.B1};Out of scope;9000;1000;Diesel;;;`,
@@ -175,39 +190,179 @@ describe('forecourt import against the service', () => {
 
     const run = await runImport([feed], { secret: partner.secret });
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /4 listings \(CSV, delimiter ";", ISO-8859-15\); ignored columns: Kleur/);
-    assert.match(run.stdout, /created 1 · updated 0 · unchanged 0 · superseded 0 · failed 3/);
+    assert.match(
+      run.stderr,
+      /4 listings \(CSV, delimiter ";", ISO-8859-15\); ignored columns: Interne notitie/,
+    );
+    // 11250,50 has a decimal comma, so the column writes 1.234,56 and its 12.450 is 12450 euro.
+    assert.match(run.stderr, /column "Price": numbers read as 1\.234,56, as row 2: "11250,50" shows/);
+    assert.match(run.stderr, /column "Mileage": 1 value could be read two ways \(rows 5\)/);
+    assert.match(run.stdout, /created 2 · updated 0 · unchanged 0 · superseded 0 · failed 2/);
 
     const stock = await mine(partner.secret);
-    assert.deepEqual([...stock.keys()], [`${ref}-1`]);
+    assert.deepEqual([...stock.keys()].sort(), [`${ref}-1`, `${ref}-2`]);
     const written = stock.get(`${ref}-1`);
     assert.equal(written.title, 'Citroën C3 1.2 PureTech');
     assert.equal(written.price, 11250.5);
     assert.equal(written.fuelType, 'petrol');
     assert.equal(written.warranty, true);
     assert.equal(written.images.length, 2);
+    assert.equal(stock.get(`${ref}-2`).price, 12450);
 
     const [header, ...rows] = readReport(`${feed}.import-report.csv`);
     assert.deepEqual(header, ['row', 'reference', 'code', 'field', 'value', 'reason']);
-    assert.deepEqual(rows[0]!.slice(0, 5), ['3', `${ref}-2`, 'VALIDATION_FAILED', 'price', '12.450']);
-    assert.match(rows[0]![5]!, /must be a number/);
-    assert.deepEqual(rows[1]!.slice(0, 5), [
+    assert.deepEqual(rows[0]!.slice(0, 5), [
       '4',
       `${ref}-3`,
       'PROFILE_FORBIDDEN',
       'dealerLocationCode',
       tree.codes.B1,
     ]);
-    assert.deepEqual(rows[2]!.slice(0, 5), [
+    assert.deepEqual(rows[1]!.slice(0, 5), [
       '5',
       `${ref}-4`,
       'VALIDATION_FAILED',
       'mileage; fuelType',
       '120.000; Steam',
     ]);
-    assert.match(rows[2]![5]!, /must be a number; "Steam" is not allowed/);
-    assert.equal(rows.length, 3);
+    // 120.000 is 120 or 120000 km, and no other mileage of the column tells: refused, never guessed.
+    assert.match(
+      rows[1]![5]!,
+      /could be 120000 \(1\.234,56\) or 120 \(1,234\.56\).*--number-format 1\.234,56 or --number-format 1,234\.56; "Steam" is not allowed/,
+    );
+    assert.equal(rows.length, 2);
     assert.ok(!existsSync(`${feed}.import-state.json`), 'a finished run leaves no resume state');
+  });
+
+  test('a Belgian export with Dutch columns imports as is (examples/feed-be.csv, as docs/import.md shows)', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('BE');
+    // The example's dealers are the demo's; here they are this test's locations.
+    const example = readFileSync(path.resolve(import.meta.dirname, '../examples/feed-be.csv'), 'utf8')
+      .replaceAll('VDB-GENT', tree.codes.A1!)
+      .replaceAll('VDB-ANTW', tree.codes.A2!)
+      .replaceAll('VDB-BRUG', tree.codes.A1!)
+      .replaceAll('BE-', `${ref}-`);
+    const feed = feedFile(`${ref}.csv`, example);
+    const run = await runImport([feed], { secret: partner.secret });
+    assert.equal(run.code, 0, `${run.stderr}\n${readFileSync(`${feed}.import-report.csv`, 'utf8')}`);
+    assert.match(run.stdout, /created 6 · updated 0 · unchanged 0 · superseded 0 · failed 0/);
+    assert.doesNotMatch(run.stderr, /ignored columns/, 'every Dutch column is known');
+
+    const stock = await mine(partner.secret);
+    const byRef = (n: number) => stock.get(`${ref}-200${n}`);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => [byRef(n).price, byRef(n).mileage]),
+      [
+        [12500, 61200], // 12.500,00 and 61.200 km
+        [17990, 88500], // 17.990,-
+        [18750, 42000], // € 18.750: the column's 12.500,00 says dots are thousands
+        [21500, 120000], // 21 500; 120.000 km by the column's 61.200 km
+        [39990, 12000],
+        [9950, 97000],
+      ],
+    );
+    assert.deepEqual(
+      [1, 2, 3].map((n) => [byRef(n).transmission, byRef(n).fuelType, byRef(n).bodyType]),
+      [
+        ['automatic', 'petrol', 'hatchback'], // DSG
+        ['manual', 'diesel', 'station_wagon'],
+        ['automatic', 'hybrid', 'suv'], // CVT
+      ],
+    );
+    assert.equal(byRef(1).year, 2021);
+    assert.equal(byRef(1).color, 'Grijs');
+    assert.equal(byRef(1).images.length, 2);
+    assert.equal(byRef(1).firstRegistration, '2021-03-01');
+    assert.equal(byRef(1).warranty, true);
+    assert.equal(byRef(3).brand, 'Toyota');
+  });
+
+  test('numbers no value of their column explains are refused naming --number-format; --number-format reads them; a mixed column is refused', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('NUM');
+    const feed = feedFile(
+      `${ref}.csv`,
+      [
+        'Referentie;Vestigingscode;Titel;Prijs;Kilometerstand',
+        `${ref}-1;${tree.codes.A1};Auto 1;39.990;120.000`,
+        `${ref}-2;${tree.codes.A1};Auto 2;21500;45000`,
+      ].join('\n'),
+    );
+    const ambiguous = await runImport([feed], { secret: partner.secret });
+    assert.equal(ambiguous.code, 1, ambiguous.stderr);
+    const [, row] = readReport(`${feed}.import-report.csv`);
+    assert.deepEqual(row!.slice(0, 5), [
+      '2',
+      `${ref}-1`,
+      'VALIDATION_FAILED',
+      'price; mileage',
+      '39.990; 120.000',
+    ]);
+    assert.match(row![5]!, /could be 39990 \(1\.234,56\) or 39\.99 \(1,234\.56\).*--number-format/);
+    assert.equal((await mine(partner.secret)).size, 1);
+
+    const told = await runImport([feed, '--number-format', '1.234,56'], { secret: partner.secret });
+    assert.equal(told.code, 0, told.stderr);
+    const stored = (await mine(partner.secret)).get(`${ref}-1`);
+    assert.deepEqual([stored.price, stored.mileage], [39990, 120000]);
+
+    const mixed = feedFile(
+      `${ref}-mixed.csv`,
+      [
+        'Referentie;Vestigingscode;Titel;Prijs',
+        `${ref}-3;${tree.codes.A1};Auto 3;12.500,00`,
+        `${ref}-4;${tree.codes.A1};Auto 4;19950.50`,
+        `${ref}-5;${tree.codes.A1};Auto 5;18000`,
+      ].join('\n'),
+    );
+    const refused = await runImport([mixed], { secret: partner.secret });
+    assert.equal(refused.code, 1, refused.stderr);
+    const report = readReport(`${mixed}.import-report.csv`).slice(1);
+    assert.deepEqual(
+      report.map((r) => r.slice(0, 5)),
+      [
+        ['2', `${ref}-3`, 'VALIDATION_FAILED', 'price', '12.500,00'],
+        ['3', `${ref}-4`, 'VALIDATION_FAILED', 'price', '19950.50'],
+      ],
+    );
+    assert.match(
+      report[0]![5]!,
+      /mixes 1\.234,56 \(row 2: "12\.500,00"\) and 1,234\.56 \(row 3: "19950\.50"\)/,
+    );
+    assert.equal((await mine(partner.secret)).get(`${ref}-5`).price, 18000);
+
+    const badOption = await runImport([feed, '--number-format', 'EU'], { secret: partner.secret });
+    assert.equal(badOption.code, 2);
+    assert.match(badOption.stderr, /--number-format must be 1\.234,56 .* or 1,234\.56 .*, got "EU"/);
+  });
+
+  test("--columns maps a system's own column names; a field the listing does not have stops the run", async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('COL');
+    const feed = feedFile(
+      `${ref}.csv`,
+      ['Stock nr;Filiaal;Titel;Verkoopprijs;Kleur', `${ref}-1;${tree.codes.A1};Auto 1;9.950,00;rood`].join(
+        '\n',
+      ),
+    );
+    const columns = feedFile(
+      `${ref}-columns.json`,
+      JSON.stringify({ 'Stock nr': 'externalReference', Filiaal: 'dealerLocationCode', Kleur: null }),
+    );
+    const run = await runImport([feed, '--columns', columns], { secret: partner.secret });
+    assert.equal(run.code, 0, run.stderr);
+    const stored = (await mine(partner.secret)).get(`${ref}-1`);
+    assert.equal(stored.price, 9950);
+    assert.equal(stored.color ?? null, null, 'a column mapped to null is ignored');
+
+    const bad = feedFile(`${ref}-bad.json`, JSON.stringify({ 'Stock nr': 'externalRef' }));
+    const refused = await runImport([feed, '--columns', bad], { secret: partner.secret });
+    assert.equal(refused.code, 2);
+    assert.match(
+      refused.stderr,
+      /column "Stock nr" is mapped to "externalRef", which is not a listing field; did you mean "externalReference"\?/,
+    );
   });
 
   test('--dry-run validates every listing on the service and writes nothing', async () => {
@@ -426,9 +581,21 @@ describe('forecourt import against the service', () => {
     const badBatch = await runImport([feed, '--batch-size', '500'], { secret: 'fc_x' });
     assert.equal(badBatch.code, 2);
     assert.match(badBatch.stderr, /--batch-size must be a whole number from 1 to 100, got "500"/);
-    const noColumns = await runImport([feedFile('bad.csv', 'ref;name\n1;x')], { secret: 'fc_x' });
+    const noColumns = await runImport([feedFile('bad.csv', 'nummer;name\n1;x')], { secret: 'fc_x' });
     assert.equal(noColumns.code, 2);
-    assert.match(noColumns.stderr, /no externalReference column \(header: ref, name\)/);
+    assert.match(noColumns.stderr, /no externalReference column \(header: nummer, name\)/);
+    assert.match(noColumns.stderr, /--columns FILE/);
+    // The service's self-signed certificate without --ca: refused at once (it was retried for 6 s),
+    // saying how to trust it.
+    const started = Date.now();
+    const untrusted = await runImport([feed], { secret: 'fc_x', ca: false });
+    assert.equal(untrusted.code, 2);
+    assert.match(
+      untrusted.stderr,
+      /TLS_CERTIFICATE_ERROR: .*certificate is not trusted.*`--ca FILE` \(or FORECOURT_CA\)/,
+    );
+    assert.doesNotMatch(untrusted.stderr, /retrying/);
+    assert.ok(Date.now() - started < 4000, `${Date.now() - started} ms`);
     const unauthorized = await runImport([feed], { secret: 'fc_not_a_real_secret' });
     assert.equal(unauthorized.code, 2);
     assert.match(unauthorized.stderr, /stopped after 0 listings: UNAUTHORIZED/);

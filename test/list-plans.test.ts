@@ -13,7 +13,7 @@ import {
 import { qs, type Seeded, seedListings } from './helpers/read-fixtures.js';
 
 /**
- * A restricted partner's pages are read dealer by dealer and merged (store/listings-read.ts,
+ * A restricted partner's pages are read dealer by dealer and merged (store/listings/reads.ts,
  * pageSource); deep pages fall back to one scan. Either way a page must be exactly the slice of
  * the whole ordered list: checked here against the order computed from the seeded rows.
  */

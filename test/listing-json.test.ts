@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';
-import { listingJsonProjection, listingView } from '../src/api/external/v1/listing-view.js';
+import { listingJsonProjection, listingView } from '../src/api/external/v1/listings/view.js';
 import { listingSchema, locationSchema } from '../src/api/schemas/resources.js';
-import { listingReadStore } from '../src/store/listings-read.js';
+import { listingReadStore } from '../src/store/listings/reads.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { putListing, setStatusOk } from './helpers/listings-api.js';
 

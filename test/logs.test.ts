@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { eventually } from './helpers/eventually.js';
 import { spawnService } from './helpers/service-process.js';
 
 const ADMIN_TOKEN = 'log-test-admin-token-0123456789';
@@ -44,9 +45,13 @@ test('one JSON line per request with request id, partner, route, status and dura
       headers: { authorization: `Bearer ${secret}` },
     });
     assert.equal(invalid.status, 400);
-    await new Promise((r) => setTimeout(r, 200));
     const lineOf = (reply: { headers: Record<string, unknown> }) =>
       service.logs.find((l) => l.msg === 'request' && l.reqId === reply.headers['x-request-id']);
+    // The child's lines arrive through a pipe, after the answers.
+    await eventually(
+      () => [refused, scope, invalid].every((reply) => lineOf(reply) !== undefined),
+      () => 'no request line for one of the three answers',
+    );
     assert.deepEqual(
       [lineOf(refused)?.status, lineOf(refused)?.errorCode, lineOf(refused)?.issueCount],
       [401, 'UNAUTHORIZED', 0],

@@ -48,6 +48,7 @@ describe('the OpenAPI document', () => {
       'GET /webhooks',
       'GET /webhooks/{id}',
       'GET /webhooks/{id}/deliveries',
+      'PATCH /listings/{listing}',
       'PATCH /webhooks/{id}',
       'POST /listings/bulk-upsert',
       'POST /listings/{externalReference}/status',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,13 +16,25 @@ const BIN = path.join(ROOT, 'bin/forecourt.js');
 const guide = readFileSync(path.join(ROOT, 'docs/partner-guide.md'), 'utf8');
 const blocks = [...guide.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 describe('docs/partner-guide.md against the demo', () => {
   let demo: ChildProcess;
   let dataDir: string;
   const env: Record<string, string> = {};
+  let banner = '';
 
-  before(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-guide-'));
+  /** Starts `forecourt demo` on the data directory; resolves with its banner once it is up. */
+  async function startDemo(): Promise<string> {
     demo = spawn(process.execPath, [BIN, 'demo'], {
       env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,10 +51,10 @@ describe('docs/partner-guide.md against the demo', () => {
       });
       demo.on('exit', (code) => reject(new Error(`the demo exited (${code}):\n${out}`)));
     });
-    for (const m of out.matchAll(/^\s*export (FORECOURT_[A-Z_]+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
-  });
-  after(async () => {
-    // The data directory goes only once the demo has stopped writing to it.
+    return out;
+  }
+
+  async function stopDemo(): Promise<void> {
     if (demo && demo.exitCode === null && demo.signalCode === null) {
       const exited = new Promise((resolve) => demo.once('exit', resolve));
       demo.kill('SIGTERM');
@@ -49,6 +62,18 @@ describe('docs/partner-guide.md against the demo', () => {
       await exited;
       clearTimeout(killer);
     }
+  }
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-guide-'));
+    banner = await startDemo();
+    for (const m of banner.matchAll(/^\s*export (FORECOURT_[A-Z_]+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
+    // §9's receiver: a port free on this machine (the guide's default, 8787, may be taken here).
+    env.RECEIVER_PORT = String(await freePort());
+  });
+  after(async () => {
+    // The data directory goes only once the demo has stopped writing to it.
+    await stopDemo();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -57,6 +82,14 @@ describe('docs/partner-guide.md against the demo', () => {
       assert.ok(env[name.slice(1)], `${name} is used by the guide but not printed by the demo`);
     }
     assert.ok(blocks.length >= 8, `only ${blocks.length} sh blocks found`);
+  });
+
+  test('§5 names every field a new active listing needs: title, price and a dealer', () => {
+    // Issue 29: it said only `title` was required, and a partner's first PUT without a price failed.
+    const section = guide.slice(guide.indexOf('## 5.'), guide.indexOf('## 6.'));
+    assert.doesNotMatch(section, /Only `title` is\s+required/);
+    assert.match(section, /Required are\s+`title`, and `price` for a listing that is `active`/);
+    assert.match(section, /a dealer \(`dealerProfileId` or `dealerLocationCode`\)/);
   });
 
   test('every shell example runs as printed, in order', () => {
@@ -84,6 +117,28 @@ describe('docs/partner-guide.md against the demo', () => {
     assert.match(all, /"path":"price"/);
     assert.match(all, /dry run \(nothing written\): 10 listings/);
     assert.match(all, /created 10 · updated 0 · unchanged 0 · superseded 0 · failed 0/);
+    // examples/feed-be.csv: Dutch columns, 12.500,00 prices, DSG and CVT, as the guide promises.
+    assert.match(
+      all,
+      /6 listings in \S+feed-be\.csv\n {2}created 6 · updated 0 · unchanged 0 · superseded 0 · failed 0/,
+    );
     assert.match(all, /hasMore: (true|false), nextCursor: \S+/);
+    // §9: the demo delivers to a receiver on this machine, which verified the signature.
+    assert.match(all, /listening on http:\/\/127\.0\.0\.1:\d+\//);
+    assert.match(all, /msg_\S+ listings\.changed: 1 listing\(s\) GUIDE-GOLF-1 \(sold\)/);
+    assert.doesNotMatch(all, /refused:/);
+    assert.match(all, /endpoint removed: 204/);
+  });
+
+  test('the demo says it delivers webhooks to loopback addresses; a restart keeps its secrets and says so', async () => {
+    assert.match(banner, /delivers to loopback addresses over http too \(http:\/\/127\.0\.0\.1:PORT/);
+    assert.match(banner, /new secrets, kept in \S+demo-secrets\.json: a restart prints the same ones/);
+    await stopDemo();
+    // Issue 29: a restart issued new secrets without a word, and what the partner exported broke.
+    const again = await startDemo();
+    assert.match(again, /the SAME secrets as the last run/);
+    for (const name of ['FORECOURT_SECRET', 'FORECOURT_READ_SECRET']) {
+      assert.equal(new RegExp(`export ${name}=(\\S+)`).exec(again)?.[1], env[name], name);
+    }
   });
 });

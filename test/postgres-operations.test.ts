@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
-import {
-  bootApp,
-  createPartner,
-  createTree,
-  freshWindow,
-  listingBody,
-  type TestApp,
-  unique,
-} from './helpers/app.js';
+import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
 import {
   freshDatabase,
   lockTable,
@@ -208,15 +200,25 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
           body: { locationCode: unique('LB') },
         });
         assert.equal(dealer.status, 201, dealer.text);
-        const partner = await call(b!, 'POST', '/api/admin/v1/partners', {
-          admin: true,
-          body: { name: 'two-instance partner', access: { scope: 'global' }, rateLimitPerMinute: 6 },
-        });
-        const secret = partner.body.data.secret as string;
-        await freshWindow();
-        const statuses: number[] = [];
-        for (let i = 0; i < 8; i++) {
-          statuses.push((await call(i % 2 ? b! : a!, 'GET', '/api/external/v1/listings', { secret })).status);
+        // Eight requests in one minute's window, alternating instances. The services run in other
+        // processes, whose clock a test cannot move: when the minute turned during the eight (the
+        // machine's clock says so; the services count on it), once more with a new partner, then
+        // at the start of a minute.
+        let statuses: number[] = [];
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const partner = await call(b!, 'POST', '/api/admin/v1/partners', {
+            admin: true,
+            body: { name: 'two-instance partner', access: { scope: 'global' }, rateLimitPerMinute: 6 },
+          });
+          const secret = partner.body.data.secret as string;
+          const minute = Math.floor(Date.now() / 60_000);
+          statuses = [];
+          for (let i = 0; i < 8; i++) {
+            statuses.push(
+              (await call(i % 2 ? b! : a!, 'GET', '/api/external/v1/listings', { secret })).status,
+            );
+          }
+          if (Math.floor(Date.now() / 60_000) === minute) break;
         }
         assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
       } finally {

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { generateSecret } from '../src/domain/secrets.js';
 import {
   bootApp,
   createPartner,
   createTree,
-  freshWindow,
   listingBody,
+  movableClock,
   type TestApp,
   unique,
 } from './helpers/app.js';
@@ -49,10 +50,12 @@ async function metric(app: TestApp, name: string): Promise<number> {
 
 describe('rate limits, in memory (one instance)', () => {
   let app: TestApp;
+  // Each sequence starts in a new minute of the service's clock, without waiting for one.
+  const clock = movableClock();
   let roots: string[];
 
   before(async () => {
-    app = await bootApp({ RATE_LIMIT_PER_MINUTE: '600', AUTH_FAILURE_LIMIT_PER_MINUTE: '5' });
+    app = await bootApp({ RATE_LIMIT_PER_MINUTE: '600', AUTH_FAILURE_LIMIT_PER_MINUTE: '5' }, { clock });
     const tree = await createTree(app);
     roots = [tree.ids.A!];
   });
@@ -62,7 +65,7 @@ describe('rate limits, in memory (one instance)', () => {
     const limited = await createPartner(app, { roots });
     await app.admin('PATCH', `/partners/${limited.id}`, { rateLimitPerMinute: 5 });
     const other = await createPartner(app, { roots });
-    await freshWindow();
+    clock.fresh();
     for (let i = 1; i <= 5; i++) {
       const reply = await app.call('GET', '/api/external/v1/listings', { secret: limited.secret });
       assert.equal(reply.status, 200);
@@ -102,7 +105,7 @@ describe('rate limits, in memory (one instance)', () => {
 
   test('a bulk upsert of 100 listings counts as one request', async () => {
     const writer = await createPartner(app, { roots, scopes: ['read:listings', 'write:listings'] });
-    await freshWindow();
+    clock.fresh();
     const items = Array.from({ length: 100 }, () =>
       listingBody({ externalReference: unique('bulk'), dealerProfileId: roots[0] }),
     );
@@ -120,7 +123,7 @@ describe('rate limits, in memory (one instance)', () => {
 
   test('failed authentication is limited per client address; a valid secret from that address still works', async () => {
     const partner = await createPartner(app, { roots });
-    await freshWindow();
+    clock.fresh();
     const bad = 'fc_'.padEnd(49, 'x');
     for (let i = 0; i < 5; i++) {
       const reply = await app.call('GET', '/api/external/v1/listings', { secret: bad });
@@ -132,6 +135,7 @@ describe('rate limits, in memory (one instance)', () => {
       assert.equal(reply.status, 429, reply.text);
       assert.equal(reply.body.error.code, 'RATE_LIMITED');
       assert.match(reply.body.error.message, /failed authentication/);
+      assert.match(reply.body.error.message, /with a valid API secret\.$/);
       assert.ok(Number(reply.headers['retry-after']) >= 1);
     }
     // ...but a partner behind the same address (one NAT) is never locked out by them. (It was.)
@@ -146,15 +150,43 @@ describe('rate limits, in memory (one instance)', () => {
     assert.equal((await app.admin<unknown[]>('GET', '/partners')).length > 0, true);
   });
 
+  test('an unknown well-formed secret counts once toward the limit, however its request ends', async () => {
+    // Its own service: the budget of the test above is spent for this minute.
+    const ownClock = movableClock();
+    const own = await bootApp({ AUTH_FAILURE_LIMIT_PER_MINUTE: '6' }, { clock: ownClock });
+    try {
+      ownClock.fresh();
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        // Well-formed (a checksum that holds), known to no one: looked up, then refused.
+        const reply = await own.call('GET', '/api/external/v1/listings', { secret: generateSecret() });
+        statuses.push(reply.status);
+      }
+      assert.deepEqual(statuses, [401, 401, 401, 401, 401, 401, 429]);
+      assert.equal(
+        await metric(own, 'forecourt_rate_limit_rejections_total{kind="auth_failures",partner="none"}'),
+        1,
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
   test('wrong admin tokens are throttled per address too; the right token still works', async () => {
-    await freshWindow();
+    clock.fresh();
     const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof app.call>> | undefined;
     for (let i = 0; i < 8; i++) {
-      const reply = await app.call('GET', '/api/admin/v1/partners', {
+      last = await app.call('GET', '/api/admin/v1/partners', {
         headers: { authorization: `Bearer wrong-token-${i}-xxxxxxxxxxxxxxxxxxxx` },
       });
-      statuses.push(reply.status);
+      statuses.push(last.status);
     }
+    // An operator is told to come back with an operator token, not "a valid API secret" (it was).
+    assert.match(
+      last?.body.error.message,
+      /retry after \d+ s with a valid operator token \(fco_…\) or ADMIN_TOKEN\.$/,
+    );
     // The failures share the address's budget with the test above (same window): 401 until it is
     // spent, then 429. (Once 8 × 401: the admin token was not throttled at all.)
     assert.ok(
@@ -179,12 +211,16 @@ describe('rate limits shared through Redis', () => {
   });
 
   test('Redis going down never fails a request: counts fall back to the instance, and limits still hold', async () => {
-    const app = await bootApp({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_TIMEOUT_MS: '200' });
+    const redisClock = movableClock();
+    const app = await bootApp(
+      { REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_TIMEOUT_MS: '200' },
+      { clock: redisClock },
+    );
     try {
       const tree = await createTree(app);
       const partner = await createPartner(app, { roots: [tree.ids.A!] });
       await app.admin('PATCH', `/partners/${partner.id}`, { rateLimitPerMinute: 4 });
-      await freshWindow(25);
+      redisClock.fresh();
       // Shared count while Redis is up.
       for (const remaining of ['3', '2']) {
         const reply = await app.call('GET', '/api/external/v1/listings', { secret: partner.secret });
@@ -203,8 +239,9 @@ describe('rate limits shared through Redis', () => {
       } finally {
         redis!.kill('SIGCONT');
       }
+      const gone = new Promise((resolve) => redis!.once('exit', resolve));
       redis!.kill('SIGKILL');
-      await new Promise((r) => setTimeout(r, 200));
+      await gone;
       // Redis gone: the instance goes on counting on its own, quickly, and still enforces the limit.
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {

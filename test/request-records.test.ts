@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
 import { requestRecorder } from '../src/domain/request-records/recorder.js';
+import { DbError } from '../src/store/errors.js';
 import { requestRecordStore } from '../src/store/request-records.js';
 import {
   ALL_SCOPES,
@@ -13,6 +15,7 @@ import {
   type Tree,
   unique,
 } from './helpers/app.js';
+import { eventually } from './helpers/eventually.js';
 
 /**
  * Request records: every failed partner request kept with its partner and key, per-minute usage,
@@ -375,6 +378,67 @@ describe('request records: the operator view, usage and metrics', () => {
     assert.deepEqual(series, [`forecourt_partner_info{partner="${partner.id}",name="${renamed}"} 1`]);
   });
 
+  test('requests per secret during a rotation grace: counted from the rotation time, in the totals and buckets', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const first = partner.secret;
+    const get = (secret: string) => app.call('GET', `${EXT}/listings?pageSize=1`, { secret });
+    for (let i = 0; i < 2; i++) assert.equal((await get(first)).status, 200);
+    const never = await app.admin('GET', `/partners/${partner.id}`);
+    assert.equal(never.secretRotatedAt, null, 'never rotated');
+
+    const asked = Date.now();
+    const graced = await app.admin('POST', `/partners/${partner.id}/rotate-secret`, { graceSeconds: 3600 });
+    const rotated = await app.admin('GET', `/partners/${partner.id}`);
+    const at = Date.parse(rotated.secretRotatedAt);
+    assert.ok(at >= asked - 1000 && at <= Date.now() + 1000, rotated.secretRotatedAt);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await get(first)).status, 200, 'the previous secret, in its grace');
+    for (let i = 0; i < 2; i++) assert.equal((await get(graced.secret)).status, 200, 'the new secret');
+
+    // The 24-hour window: every request, 3 of them with the previous secret.
+    const day = await app.admin('GET', `/partners/${partner.id}/usage`);
+    assert.deepEqual(
+      [day.totals.requests, day.totals.previousKeyRequests, day.totals.retiredKeyRequests],
+      [7, 3, 0],
+    );
+    assert.equal(day.buckets.at(-1).previousKeyRequests, 3, 'in the buckets too');
+
+    // From the rotation: minute buckets from its minute (the requests before it in that minute are
+    // counted with the current secret, the one of the time).
+    const since = await app.admin(
+      'GET',
+      `/partners/${partner.id}/usage?since=${encodeURIComponent(rotated.secretRotatedAt)}`,
+    );
+    assert.equal(since.window, 'since');
+    assert.equal(since.bucketMinutes, 1);
+    assert.equal(since.buckets[0].start, new Date(Math.floor(at / 60_000) * 60_000).toISOString());
+    assert.equal(since.totals.previousKeyRequests, 3);
+    const withNew =
+      since.totals.requests - since.totals.previousKeyRequests - since.totals.retiredKeyRequests;
+    assert.ok(withNew >= 2 && withNew <= 4, `requests with the new secret: ${withNew}`);
+    assert.equal(
+      since.buckets.reduce((n: number, b: { previousKeyRequests: number }) => n + b.previousKeyRequests, 0),
+      3,
+    );
+
+    // A rotation without grace retires both: the first secret is refused, counted as retired.
+    await app.admin('POST', `/partners/${partner.id}/rotate-secret`, {});
+    assert.equal((await get(first)).status, 401);
+    const later = await app.admin('GET', `/partners/${partner.id}/usage`);
+    assert.deepEqual([later.totals.previousKeyRequests, later.totals.retiredKeyRequests], [3, 1]);
+
+    const tooOld = await app.call(
+      'GET',
+      `${ADMIN}/partners/${partner.id}/usage?since=${new Date(Date.now() - 8 * 86_400_000).toISOString()}`,
+      { headers: { authorization: `Bearer ${app.running.adminToken}` } },
+    );
+    assert.equal(tooOld.status, 400);
+    assert.deepEqual(
+      tooOld.body.error.issues.map((i: { path: string }) => i.path),
+      ['query.since'],
+    );
+  });
+
   test('records older than the retention are deleted (in batches), on both databases', async () => {
     const store = requestRecordStore(app.running.db);
     const id = unique('old');
@@ -466,6 +530,163 @@ describe('request records: limits and failures of the recorder', () => {
       await app.running.db.exec('show', 'ALTER TABLE request_failures_hidden RENAME TO request_failures');
       const found = await app.call('GET', `${EXT}/requests/${id}`, { secret: partner.secret });
       assert.equal(found.status, 200, 'kept in memory and written on the next flush');
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a record the database refuses is set aside alone, the rest written; failed writes back off and are logged once', async () => {
+    const app = await bootApp();
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const store = requestRecordStore(app.running.db);
+    let writes = 0;
+    const counted = {
+      write: (...args: Parameters<typeof store.write>) => {
+        writes++;
+        return store.write(...args);
+      },
+      deleteBefore: store.deleteBefore,
+    };
+    const trouble = { setAside: 0, writeFailed: 0, dropped: 0 };
+    // Still unless the test moves it: the back-off is counted on it, not on the time that passes.
+    let clockMs = Date.now();
+    const recorder = requestRecorder({
+      store: counted,
+      logger,
+      options: { retentionDays: 7, failuresPerMinute: 100, flushMs: 10, maxBuffered: 100 },
+      now: () => clockMs,
+    });
+    recorder.onTrouble({
+      setAside: (n) => {
+        trouble.setAside += n;
+      },
+      writeFailed: () => {
+        trouble.writeFailed++;
+      },
+      dropped: (n) => {
+        trouble.dropped += n;
+      },
+    });
+    const answered = (requestId: string, status: number) => ({
+      requestId,
+      partnerId: null,
+      key: null,
+      method: 'GET',
+      route: '/listings',
+      status,
+      durationMs: 1,
+    });
+    try {
+      // A status no smallint holds stands for any record the database cannot take.
+      const ids = Array.from({ length: 7 }, () => unique('floor'));
+      for (const [i, id] of ids.entries()) recorder.record(answered(id, i === 3 ? 70_000 : 400));
+      await recorder.flush();
+      assert.equal(trouble.setAside, 1);
+      for (const [i, id] of ids.entries()) {
+        const found = await store.failures({ requestId: id, partnerId: null }, 5, null);
+        assert.equal(found.length, i === 3 ? 0 : 1, `record ${i}`);
+      }
+      assert.equal(lines.filter((l) => /request record set aside/.test(l)).length, 1);
+      assert.match(lines.find((l) => /set aside/.test(l))!, new RegExp(ids[3]!));
+
+      // A database that takes nothing: the batch waits, tries are spaced out (10, 20, 40 ms of
+      // the recorder's clock, which the test moves), said once. The timer ticks every 10 ms.
+      await app.running.db.exec('hide', 'ALTER TABLE request_failures RENAME TO request_failures_hidden');
+      const waiting = unique('waiting');
+      recorder.record(answered(waiting, 400));
+      writes = 0;
+      recorder.start();
+      const tries = (n: number) =>
+        eventually(
+          () => writes === n,
+          () => `tries: ${writes}, expected ${n}`,
+        );
+      /** Ten ticks of the timer pass with the clock still: no try is due. */
+      const noTry = async (n: number) => {
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(writes, n, 'a try before its back-off was over');
+      };
+      await tries(1);
+      await noTry(1);
+      for (const [n, waitMs] of [
+        [2, 10],
+        [3, 20],
+        [4, 40],
+      ] as const) {
+        clockMs += waitMs - 1;
+        await noTry(n - 1);
+        clockMs += 1;
+        await tries(n);
+      }
+      recorder.stop().catch(() => {});
+      assert.equal(trouble.writeFailed, 4);
+      assert.equal(lines.filter((l) => /request records not written yet/.test(l)).length, 1);
+      await app.running.db.exec('show', 'ALTER TABLE request_failures_hidden RENAME TO request_failures');
+      await recorder.flush();
+      assert.equal((await store.failures({ requestId: waiting, partnerId: null }, 5, null)).length, 1);
+      assert.equal(trouble.dropped, 0);
+      assert.ok(lines.some((l) => /request records are written again/.test(l)));
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('an outage while a refused batch is halved loses nothing: every part not yet written is kept', async () => {
+    const app = await bootApp();
+    const logger = pino({ level: 'silent' });
+    const store = requestRecordStore(app.running.db);
+    let calls = 0;
+    const failing = {
+      // The database goes away at the fourth write (the batch, the counts, the first half...).
+      write: async (...args: Parameters<typeof store.write>) => {
+        calls++;
+        if (calls === 4)
+          throw new DbError(
+            Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+            'WriteRequestRecords',
+          );
+        return store.write(...args);
+      },
+      deleteBefore: store.deleteBefore,
+    };
+    let dropped = 0;
+    let setAside = 0;
+    const recorder = requestRecorder({
+      store: failing,
+      logger,
+      options: { retentionDays: 7, failuresPerMinute: 100, flushMs: 10, maxBuffered: 100 },
+    });
+    recorder.onTrouble({
+      setAside: (n) => {
+        setAside += n;
+      },
+      writeFailed: () => {},
+      dropped: (n) => {
+        dropped += n;
+      },
+    });
+    try {
+      const ids = Array.from({ length: 8 }, () => unique('halving'));
+      for (const [i, id] of ids.entries()) {
+        recorder.record({
+          requestId: id,
+          partnerId: null,
+          key: null,
+          method: 'GET',
+          route: '/listings',
+          status: i === 6 ? 70_000 : 400,
+          durationMs: 1,
+        });
+      }
+      await recorder.flush(); // refused, halved, then the outage
+      await recorder.flush(); // the database is back: the rest is written, the bad one set aside
+      assert.equal(dropped, 0);
+      assert.equal(setAside, 1);
+      for (const [i, id] of ids.entries()) {
+        const found = await store.failures({ requestId: id, partnerId: null }, 5, null);
+        assert.equal(found.length, i === 6 ? 0 : 1, `record ${i}`);
+      }
     } finally {
       await app.close();
     }

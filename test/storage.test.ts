@@ -4,8 +4,23 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import pg from 'pg';
+import type { DbError } from '../src/store/errors.js';
 import { loadMigrations, migrate, pendingMigrations } from '../src/store/migrate.js';
 import { openDb } from '../src/store/open.js';
+import { boundedStatement } from '../src/store/postgres-statements.js';
+import { embedded, seedEmbeddedDb } from './helpers/pglite-template.js';
+
+/**
+ * A data directory for a test about what happens after creation: on the embedded database, a copy
+ * of the suite's migrated template (creating one takes seconds of CPU; the test of creation below
+ * creates its own).
+ */
+async function seededDir(prefix: string): Promise<string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (embedded({})) await seedEmbeddedDb(dir);
+  return dir;
+}
 
 const options = (dataDir: string) => ({
   databaseUrl: process.env.DATABASE_URL,
@@ -16,7 +31,7 @@ const options = (dataDir: string) => ({
 });
 
 test('migrations are recorded and applying them again changes nothing', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-migrate-'));
+  const dir = await seededDir('fc-migrate-');
   const db = await openDb(options(dir));
   try {
     await migrate(db);
@@ -37,7 +52,7 @@ test('migrations are recorded and applying them again changes nothing', async ()
 });
 
 test('a failing migration rolls back its whole batch: nothing of it is applied or recorded', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-migrate-'));
+  const dir = await seededDir('fc-migrate-');
   const db = await openDb(options(dir));
   const table = `migrate_probe_${process.pid}_${Date.now()}`;
   try {
@@ -98,10 +113,74 @@ test('PostgreSQL: prepared statements are planned for their values every time', 
   }
 });
 
+test('PostgreSQL, DATABASE_POOL_MODE=transaction: a value pg cannot bind leaves no timeout on the connection', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
+  // A pooler hands the connection to its next client: a SET sent before a bind that failed on our
+  // side must not stay on it (pg ends such an exchange with a Sync, which commits the SET).
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+  const client = await pool.connect();
+  try {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular; // pg's serialization of it throws (JSON.stringify)
+    await assert.rejects(boundedStatement(client, { text: 'SELECT $1::jsonb', values: [circular] }, 4321));
+    assert.deepEqual((await client.query('SHOW statement_timeout')).rows, [{ statement_timeout: '0' }]);
+    const ok = await boundedStatement(client, { text: 'SELECT $1::int AS n', values: [5] }, 4321);
+    assert.deepEqual(ok.rows, [{ n: 5 }]);
+    assert.deepEqual((await client.query('SHOW statement_timeout')).rows, [{ statement_timeout: '0' }]);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+});
+
+test('PostgreSQL, DATABASE_POOL_MODE=transaction: every statement carries its timeout, nothing is prepared by name', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
+  // What a transaction-mode pooler leaves us (docs/operations.md, "Behind a connection pooler"),
+  // here straight on PostgreSQL; test/pooler.test.ts runs it behind a real PgBouncer.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-txmode-'));
+  const db = await openDb({ ...options(dir), statementTimeoutMs: 300, poolMode: 'transaction' });
+  try {
+    const [outside] = await db.query<{ statement_timeout: string }>('T', 'SHOW statement_timeout');
+    assert.equal(outside!.statement_timeout, '300ms', 'a statement outside a transaction');
+    await assert.rejects(
+      db.query('T', 'SELECT pg_sleep(1)'),
+      (error: DbError) => error.failure === 'unavailable',
+    );
+    const [params] = await db.query<{ n: number; x: number }>('T', 'SELECT $1::int AS n, $2::numeric AS x', [
+      7,
+      '2.5',
+    ]);
+    assert.deepEqual(params, { n: 7, x: 2.5 }, 'parameters and type parsers as ever');
+    const inside = await db.transaction(
+      async (tx) => {
+        const sql = `SELECT $1::int AS n /* ${process.pid}-${Date.now()} */`;
+        await tx.query('ListListings', sql, [1]);
+        await tx.query('ListListings', sql, [2]);
+        return tx.query<{ statement_timeout: string; prepared: number }>(
+          'T',
+          `SELECT current_setting('statement_timeout') AS statement_timeout,
+                  (SELECT count(*) FROM pg_prepared_statements)::int AS prepared`,
+        );
+      },
+      { maxMs: 250 },
+    );
+    assert.deepEqual(inside, [{ statement_timeout: '250ms', prepared: 0 }]);
+    await assert.rejects(
+      db.transaction((tx) => tx.query('T', 'SELECT pg_sleep(1)'), { maxMs: 250 }),
+      (error: DbError) => error.failure === 'unavailable',
+    );
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a second process opening the same embedded data directory gets a clear error', {
   skip: !!process.env.DATABASE_URL,
 }, async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-lock-'));
+  const dir = await seededDir('fc-lock-');
   const db = await openDb(options(dir));
   try {
     await migrate(db);
@@ -127,6 +206,39 @@ test('a second process opening the same embedded data directory gets a clear err
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /up to date/);
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('a new embedded database is created and migrated by a process that ends; migrate still reports each migration once', {
+  skip: !!process.env.DATABASE_URL,
+}, async () => {
+  // The child process that creates the database is found beside the module that starts it, by
+  // that module's extension: in-process here from compiled JavaScript (npm test runs the compiled
+  // tree, scripts/test-tree.mjs, as dist/ is), and as the command run from the TypeScript sources
+  // through tsx (`npm run dev`), which forks the .ts with tsx's loader.
+  const names = loadMigrations().map((m) => m.name);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-create-'));
+  try {
+    const db = await openDb(options(dir));
+    try {
+      // Before this process migrates anything, the schema is there: the creating process applied it.
+      const before = await db.query<{ n: number }>('T', 'SELECT count(*)::int AS n FROM schema_migrations');
+      assert.equal(before[0]!.n, names.length);
+      assert.deepEqual(await migrate(db), names, 'reported as applied, as a first start always did');
+      assert.deepEqual(await migrate(db), []);
+    } finally {
+      await db.close();
+    }
+    const fresh = path.join(dir, 'cli');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'migrate'], {
+      env: { ...process.env, DATA_DIR: fresh, DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, `applied: ${names.join(', ')}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a bad configuration value stops start-up with a message naming the variable', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +10,8 @@ import { bootApp, createPartner, createTree, listingBody, type TestApp } from '.
 
 // docs/sync.md shows examples/sync-loop.ts as the way to sync: this runs it, unchanged, as a
 // separate process against the real service, so the documented loop stays one that works.
-const WRITE_TX_TIMEOUT_MS = 200;
+// Long enough for a 100-listing bulk on the embedded database when other test files share the cores.
+const WRITE_TX_TIMEOUT_MS = 1000;
 const run = promisify(execFile);
 
 let app: TestApp;
@@ -30,7 +32,7 @@ test('the documented sync loop: a full sync, then only the changes, sold listing
       secret: partner.secret,
       body: items.slice(i, i + 100),
     });
-    assert.equal(r.body.data.successCount, Math.min(100, items.length - i));
+    assert.equal(r.body?.data?.successCount, Math.min(100, items.length - i), r.text);
   }
   await sleep(2 * WRITE_TX_TIMEOUT_MS + 100);
 
@@ -67,4 +69,31 @@ test('the documented sync loop: a full sync, then only the changes, sold listing
 
   const third = await sync();
   assert.equal(third.changed, 0, 'nothing changed, nothing fetched again');
+});
+
+test('without STATE_FILE the loop keeps its state in the temporary directory, not the folder it runs from', async () => {
+  const tree = await createTree(app);
+  const partner = await createPartner(app, { roots: [tree.ids.B!], scopes: ['read:listings'] });
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'forecourt-sync-tmp-'));
+  const cwd = path.resolve(import.meta.dirname, '..');
+  const inCwd = path.join(cwd, 'forecourt-sync.json');
+  const existed = existsSync(inCwd);
+  try {
+    const { stderr } = await run(process.execPath, ['--import', 'tsx', 'examples/sync-loop.ts', '--once'], {
+      cwd,
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'STATE_FILE')),
+        TMPDIR: tmp,
+        BASE: `${app.url}/api/external/v1`,
+        SECRET: partner.secret,
+        NODE_EXTRA_CA_CERTS: path.join(app.dataDir, 'tls', 'localhost-cert.pem'),
+      },
+    });
+    assert.ok(existsSync(path.join(tmp, 'forecourt-sync.json')), 'the state is in the temporary directory');
+    assert.equal(existsSync(inCwd), existed, 'nothing written into the repository');
+    assert.match(stderr, new RegExp(`state: ${path.join(tmp, 'forecourt-sync.json')}`));
+  } finally {
+    if (!existed) rmSync(inCwd, { force: true });
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from '../../src/store/db.js';
-import { CONNECTION_OPTIONS, statementConfig } from '../../src/store/postgres.js';
+import { CONNECTION_OPTIONS, sessionSettings, statementConfig } from '../../src/store/postgres.js';
 import { type Measured, summarize } from './load.js';
 
 export interface Statement {
@@ -51,6 +51,10 @@ export async function replay(
   durationS: number,
 ): Promise<Measured> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, ...CONNECTION_OPTIONS });
+  // The service's session settings (plan_cache_mode above all), queued before the first statement.
+  pool.on('connect', (client) => {
+    client.query(sessionSettings(10_000)).catch(() => {});
+  });
   // As the service's pg adapter sends them: the same prepared and unnamed statements.
   const prepared = statements.map((s) => statementConfig(s.name, s.sql, s.params));
   const latencies: number[] = [];

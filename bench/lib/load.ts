@@ -49,10 +49,13 @@ export async function load(options: LoadOptions): Promise<Measured> {
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
+  // A smoke run (a second per scenario) proves each scenario runs: a number of requests rather
+  // than a time, which a machine busy with test passes may fill with none.
+  const smoke = options.durationS <= 1;
   const instance = autocannon({
     url: options.url,
     connections: options.connections,
-    duration: options.durationS,
+    ...(smoke ? { amount: Math.max(5, options.connections * 2) } : { duration: options.durationS }),
     method: (options.method ?? 'GET') as 'GET',
     headers: options.headers,
     body: options.body,
@@ -81,4 +84,26 @@ export async function load(options: LoadOptions): Promise<Measured> {
     Math.min(seconds, result.duration || seconds),
     errors + result.errors + result.timeouts,
   );
+}
+
+/** Requests and p50, p95, p99 (ms, one decimal) of each kind's latencies. */
+export function latencySummary(latencies: Map<string, number[]>) {
+  return Object.fromEntries(
+    [...latencies].map(([kind, list]) => {
+      const sorted = list.sort((a, b) => a - b);
+      const p = (q: number) => (sorted.length ? Math.round(percentile(sorted, q) * 10) / 10 : null);
+      return [kind, { requests: sorted.length, p50: p(0.5), p95: p(0.95), p99: p(0.99) }];
+    }),
+  );
+}
+
+/** Least-squares slope of y over t (seconds), per minute. */
+export function slopePerMinute(points: { t: number; y: number }[]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const mt = points.reduce((s, p) => s + p.t, 0) / n;
+  const my = points.reduce((s, p) => s + p.y, 0) / n;
+  const num = points.reduce((s, p) => s + (p.t - mt) * (p.y - my), 0);
+  const den = points.reduce((s, p) => s + (p.t - mt) ** 2, 0);
+  return den === 0 ? 0 : (num / den) * 60;
 }

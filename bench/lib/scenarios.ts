@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { listingsQuery } from '../../src/api/external/v1/listing-query-schema.js';
-import { listingJsonProjection } from '../../src/api/external/v1/listing-view.js';
-import { locationJsonProjection } from '../../src/api/external/v1/location-view.js';
+import { listingsQuery } from '../../src/api/external/v1/listings/query-schema.js';
+import { listingJsonProjection } from '../../src/api/external/v1/listings/view.js';
 import { locationsQuery } from '../../src/api/external/v1/locations.js';
 import type { PartnerAuthentication } from '../../src/domain/authentication.js';
-import { listingBodySchema, toListingWrite } from '../../src/domain/listing-input.js';
-import type { ListingReads } from '../../src/domain/listing-query.js';
+import { listingBodySchema, toListingWrite } from '../../src/domain/listings/input.js';
+import type { ListingReads } from '../../src/domain/listings/reads.js';
 import type { LocationReads } from '../../src/domain/locations.js';
-import type { ListingRow } from '../../src/store/listings-write.js';
+import type { ListingRow } from '../../src/store/listings/writes.js';
+import { locationJsonProjection } from '../../src/store/location-json.js';
 
 /** bench/.data/<db>.json, written by bench/dataset.ts. */
 export interface Dataset {

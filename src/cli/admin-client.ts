@@ -4,11 +4,11 @@ import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { CliError, UsageError } from './output.js';
 
-export const ADMIN_PREFIX = '/api/admin/v1';
+const ADMIN_PREFIX = '/api/admin/v1';
 const TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   url?: string | undefined;
   token?: string | undefined;
   ca?: string | undefined;

@@ -1,4 +1,4 @@
-import type { AuditRecord } from '../store/audit.js';
+import type { AuditEntry } from '../api/schemas/admin.js';
 import { type Command, commonUsage, type Group, integer, noPositionals, str } from './command.js';
 import { json, table } from './output.js';
 
@@ -9,6 +9,7 @@ changed, secrets rotated, partners disabled) and failed partner authentications.
 
 Options:
   --partner ID      entries about this partner
+  --operator NAME   actions of this operator (a token's name, or ADMIN_TOKEN)
   --action A        one action (partner.created, auth.failed, ...) or a prefix ending in "." (partner.)
   --since ISO       entries at or after this time (2026-11-22 or 2026-11-22T10:00:00Z)
   --until ISO       entries before this time
@@ -16,11 +17,12 @@ Options:
 
 ${commonUsage('print the entries as JSON')}`;
 
-type Entry = AuditRecord;
+type Entry = AuditEntry;
 
 const show: Command = {
   options: {
     partner: { type: 'string' },
+    operator: { type: 'string' },
     action: { type: 'string' },
     since: { type: 'string' },
     until: { type: 'string' },
@@ -33,6 +35,7 @@ const show: Command = {
     query.set('limit', String(limit === undefined ? 50 : integer(limit, '--limit', 1)));
     for (const [option, param] of [
       ['partner', 'partnerId'],
+      ['operator', 'operator'],
       ['action', 'action'],
       ['since', 'since'],
       ['until', 'until'],

@@ -1,4 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { z } from 'zod';
+import type { dealerSchema } from '../api/schemas/resources.js';
 import type { AdminClient } from './admin-client.js';
 import { CliError, type Io, UsageError } from './output.js';
 
@@ -66,10 +68,8 @@ export function integer(value: string, option: string, min: number): number {
   return Number(value);
 }
 
-export interface DealerRef {
-  id: string;
-  locationCode: string;
-}
+/** What the CLI needs of a dealer to show or find it by its code. */
+export type DealerRef = Pick<z.output<typeof dealerSchema>, 'id' | 'locationCode'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

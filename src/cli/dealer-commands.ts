@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+import type { dealerSchema } from '../api/schemas/resources.js';
 import {
   type Command,
   type Context,
@@ -35,7 +37,7 @@ Fields (create and update):
 
 ${commonUsage()}`;
 
-const TEXT_FIELDS: [option: string, field: string][] = [
+const TEXT_FIELDS: [option: string, field: keyof Dealer][] = [
   ['company-name', 'companyName'],
   ['full-name', 'fullName'],
   ['display-name', 'displayName'],
@@ -55,13 +57,8 @@ const FIELD_OPTIONS = Object.fromEntries(
   ]),
 );
 
-interface Dealer {
-  id: string;
-  parentId: string | null;
-  locationCode: string;
-  parent: { id: string; locationCode: string } | null;
-  [field: string]: unknown;
-}
+/** A dealer profile as the admin API answers (its response schema). */
+type Dealer = z.output<typeof dealerSchema>;
 
 /** The request body from the field options: only those given. */
 function dealerBody(values: Values): Record<string, unknown> {

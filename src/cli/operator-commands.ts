@@ -1,3 +1,4 @@
+import type { OperatorToken, OperatorWithToken } from '../api/schemas/admin.js';
 import { type Command, commonUsage, noPositionals, onePositional } from './command.js';
 import { clean, json, table } from './output.js';
 
@@ -14,14 +15,7 @@ Commands:
 
 ${commonUsage()}`;
 
-interface Operator {
-  id: string;
-  name: string;
-  createdAt: string;
-  createdBy: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+type Operator = OperatorToken;
 
 const list: Command = {
   options: {},
@@ -47,7 +41,7 @@ const create: Command = {
   options: {},
   async run(ctx) {
     const name = onePositional(ctx.positionals, 'operator name');
-    const created = await ctx.client().request<Operator & { token: string }>('POST', '/operators', { name });
+    const created = await ctx.client().request<OperatorWithToken>('POST', '/operators', { name });
     if (ctx.json) return ctx.io.out(json(created));
     ctx.io.out(
       [

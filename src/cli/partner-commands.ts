@@ -1,3 +1,9 @@
+import type {
+  AccessInput,
+  PartnerView,
+  PartnerWithSecret,
+  RotatedSecret,
+} from '../domain/shapes/partners.js';
 import type { AdminClient } from './admin-client.js';
 import {
   type Command,
@@ -41,22 +47,9 @@ Options:
 
 ${commonUsage()}`;
 
-type Access = { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
-
-interface Partner {
-  id: string;
-  name: string;
-  scopes: string[];
-  access: Access;
-  rateLimitPerMinute: number | null;
-  disabled: boolean;
-  disabledReason: string | null;
-  lastUsedAt: string | null;
-  lastUsedKey: 'current' | 'previous' | null;
-  previousSecretValidUntil: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A partner as the admin API answers (its response schema). */
+type Partner = PartnerView;
+type Access = AccessInput;
 
 const ACCESS_OPTIONS = ['global', 'roots', 'root-codes'];
 const SETTINGS = {
@@ -118,7 +111,7 @@ function describeAccess(access: Access, codes: Map<string, string>, max = Number
   return `restricted to ${shown}${more}`;
 }
 
-async function showPartner(ctx: Context, partner: Partner & { secret?: string }): Promise<void> {
+async function showPartner(ctx: Context, partner: Partner | PartnerWithSecret): Promise<void> {
   if (ctx.json) {
     ctx.io.out(json(partner));
     return;
@@ -146,7 +139,7 @@ async function showPartner(ctx: Context, partner: Partner & { secret?: string })
       ['updatedAt', partner.updatedAt],
     ]),
   );
-  if (partner.secret) ctx.io.out(secretBlock(partner.secret, partner.id));
+  if ('secret' in partner) ctx.io.out(secretBlock(partner.secret, partner.id));
 }
 
 const idPath = (ctx: Context) =>
@@ -164,10 +157,7 @@ const create: Command = {
       );
     }
     const body = { ...settings, access: await accessFrom(ctx) };
-    await showPartner(
-      ctx,
-      await ctx.client().request<Partner & { secret: string }>('POST', '/partners', body),
-    );
+    await showPartner(ctx, await ctx.client().request<PartnerWithSecret>('POST', '/partners', body));
   },
 };
 
@@ -233,11 +223,9 @@ const rotateSecret: Command = {
     const path = `${idPath(ctx)}/rotate-secret`;
     const grace = str(ctx.values, 'grace');
     const graceSeconds = grace === undefined ? 0 : integer(grace, 'grace', 0);
-    const result = await ctx
-      .client()
-      .request<{ id: string; secret: string; previousSecretValidUntil: string | null }>('POST', path, {
-        graceSeconds,
-      });
+    const result = await ctx.client().request<RotatedSecret>('POST', path, {
+      graceSeconds,
+    });
     if (ctx.json) {
       ctx.io.out(json(result));
       return;

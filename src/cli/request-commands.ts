@@ -1,3 +1,4 @@
+import type { OperatorRequestRecord, Usage } from '../api/schemas/requests.js';
 import { type Command, commonUsage, integer, noPositionals, onePositional, str } from './command.js';
 import { json, keyValues, table } from './output.js';
 
@@ -19,20 +20,7 @@ Commands:
 
 ${commonUsage()}`;
 
-interface Failure {
-  requestId: string;
-  at: string;
-  method: string;
-  route: string;
-  status: number;
-  code: string | null;
-  message: string | null;
-  issues: { path: string; message: string }[];
-  issueCount: number;
-  durationMs: number;
-  key: string | null;
-  partner: { id: string; name: string | null } | null;
-}
+type Failure = OperatorRequestRecord;
 
 const list: Command = {
   options: {
@@ -106,13 +94,6 @@ const show: Command = {
     );
   },
 };
-
-interface Usage {
-  window: string;
-  totals: Record<string, number>;
-  buckets: ({ start: string } & Record<string, number>)[];
-  topErrorCodes: { code: string; status: number; count: number }[];
-}
 
 const usage: Command = {
   options: { window: { type: 'string' } },

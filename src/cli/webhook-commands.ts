@@ -1,3 +1,4 @@
+import type { DeliveryView, EndpointView } from '../domain/shapes/webhooks.js';
 import {
   type Command,
   type Context,
@@ -21,32 +22,9 @@ Commands:
 
 ${commonUsage()}`;
 
-interface Endpoint {
-  id: string;
-  partnerId: string;
-  url: string;
-  description: string | null;
-  filter: { status: string[] | null; dealerProfileIds: string[] | null };
-  enabled: boolean;
-  disabledReason: string | null;
-  disabledAt: string | null;
-  failingSince: string | null;
-  pendingDelivery: { webhookId: string; attempt: number; nextAttemptAt: string } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface Attempt {
-  webhookId: string;
-  type: string;
-  attempt: number;
-  status: string;
-  listingCount: number;
-  responseCode: number | null;
-  error: string | null;
-  durationMs: number;
-  createdAt: string;
-}
+/** What the admin API answers (its response schemas; operator's view of an endpoint). */
+type Endpoint = EndpointView;
+type Attempt = DeliveryView;
 
 const idPath = (ctx: Context) =>
   `/webhooks/${encodeURIComponent(onePositional(ctx.positionals, 'endpoint id'))}`;

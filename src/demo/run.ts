@@ -1,21 +1,59 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseConfig } from '../config.js';
 import { createLogger, start } from '../runtime.js';
-import { seedDemo } from './seed.js';
+import { type DemoSecrets, seedDemo } from './seed.js';
+
+/** Where the demo keeps the secrets it printed, so that a restart can print the same ones again. */
+const SECRETS_FILE = 'demo-secrets.json';
 
 /** `npm run demo`: the service on the embedded database with demo data, and how to call it. */
 export async function runDemo(env: Record<string, string | undefined>): Promise<void> {
-  const config = parseConfig(env);
-  const running = await start(config, createLogger(config));
-  const { readOnlySecret, readWriteSecret, seeded } = await seedDemo(running.useCases);
+  // The demo is where partners try webhooks (decisions.md): a receiver on their own machine
+  // (http://127.0.0.1:…) is admitted. Loopback only: other private addresses stay refused.
+  const config = parseConfig({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...env });
+  const logger = createLogger(config);
+  const running = await start(config, logger);
+  if (config.WEBHOOK_ALLOW_LOOPBACK) {
+    logger.warn(
+      { webhookTargets: 'public and loopback' },
+      'demo: webhook endpoints may use loopback addresses, with http (http://127.0.0.1:PORT/...), to try deliveries on this machine; a production service takes public https addresses only',
+    );
+  }
+  const secretsFile = path.resolve(config.DATA_DIR, SECRETS_FILE);
+  const { readOnlySecret, readWriteSecret, seeded, secrets } = await seedDemo(running.useCases, {
+    earlier: readSecrets(secretsFile),
+  });
+  // The data directory already holds the generated admin token the same way (mode 0600): demo
+  // secrets of a demo database, kept so a restart does not break what the partner exported.
+  writeFileSync(
+    secretsFile,
+    `${JSON.stringify({ readOnly: readOnlySecret, readWrite: readWriteSecret })}\n`,
+    {
+      mode: 0o600,
+    },
+  );
   const cert = path.resolve(config.TLS_CERT_FILE ?? path.join(config.DATA_DIR, 'tls', 'localhost-cert.pem'));
   const base = `${running.url}/api/external/v1`;
+  const secretsNote = seeded
+    ? `(new secrets, kept in ${secretsFile}: a restart prints the same ones)`
+    : secrets === 'kept'
+      ? `(the SAME secrets as the last run, from ${secretsFile})`
+      : `(NEW secrets: the ones an earlier run printed no longer work; ${secretsFile} was missing or out of date)`;
+  const webhooksNote = config.WEBHOOK_ALLOW_LOOPBACK
+    ? `
+Webhooks: the read-write secret may register endpoints (scope manage:webhooks), and this demo
+delivers to loopback addresses over http too (http://127.0.0.1:PORT/...), so a receiver on this
+machine works; a production service takes public https addresses only. docs/webhooks.md and
+\`forecourt listen\` show how.
+`
+    : '';
   process.stdout.write(`
-Forecourt demo is running at ${running.url} (${seeded ? 'demo data created' : 'existing demo data, fresh secrets'}).
+Forecourt demo is running at ${running.url} (${seeded ? 'demo data created' : 'existing demo data'}).
 
   Read-only partner secret:   ${readOnlySecret}
   Read-write partner secret:  ${readWriteSecret}
-  (secrets are shown only once; run the demo again for new ones)
+  ${secretsNote}
 
 In another terminal, these lines set what docs/partner-guide.md uses:
 
@@ -27,7 +65,7 @@ In another terminal, these lines set what docs/partner-guide.md uses:
 
 API reference in your browser: ${running.url}/docs (accept the self-signed certificate)
 Operator console: ${running.url}/console (sign in with the admin token: ${running.adminToken})
-
+${webhooksNote}
 Try it:
 
   curl --cacert ${cert} -H "Authorization: Bearer ${readOnlySecret}" \\
@@ -48,4 +86,17 @@ Press Ctrl+C to stop.
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** The secrets an earlier run kept, when the file is there and readable. */
+function readSecrets(file: string): DemoSecrets | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<DemoSecrets>;
+    return typeof parsed.readOnly === 'string' && typeof parsed.readWrite === 'string'
+      ? { readOnly: parsed.readOnly, readWrite: parsed.readWrite }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 import type { Partner } from '../domain/access.js';
+import type { PartnerAuthentication } from '../domain/authentication.js';
 import type { DealerAdmin } from '../domain/dealers.js';
-import type { ListingWrites } from '../domain/listing-writes/index.js';
+import type { ListingWrites } from '../domain/listings/writes/index.js';
 import type { PartnerAdmin } from '../domain/partners.js';
 import { localContext } from '../store/audit.js';
 import { COLORS, DEMO_DEALERS, FEATURES, MODELS, random } from './data.js';
@@ -9,25 +10,65 @@ const FUELS = ['petrol', 'diesel', 'hybrid', 'electric', 'plugin_hybrid'];
 const READ_ONLY = 'Demo reader (read-only)';
 const READ_WRITE = 'Demo dealer feed (read-write)';
 
+/** The read-write partner can try everything, webhooks included (decisions.md, Operators). */
+const READ_WRITE_SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'] as const;
+
+/** The demo's two secrets, as an earlier run printed them (run.ts keeps them in DATA_DIR). */
+export interface DemoSecrets {
+  readOnly: string;
+  readWrite: string;
+}
+
 /**
  * Fills an empty database with demo dealers, two partners and a few hundred listings, through the
- * same domain functions the API uses. Run again, it only issues fresh secrets for the two partners.
+ * same domain functions the API uses. Run again, it keeps the secrets of the earlier run when
+ * they still belong to the demo's partners (`kept`), so what a partner exported keeps working;
+ * otherwise it issues fresh ones, and `secrets` says which happened.
  */
 export async function seedDemo(
-  useCases: { dealers: DealerAdmin; partners: PartnerAdmin; writes: ListingWrites },
-  listingCount = 300,
+  useCases: {
+    dealers: DealerAdmin;
+    partners: PartnerAdmin;
+    writes: ListingWrites;
+    authentication: Pick<PartnerAuthentication, 'identify'>;
+  },
+  options: { listingCount?: number; earlier?: DemoSecrets | undefined } = {},
 ) {
   const { dealers: dealerAdmin, partners, writes } = useCases;
+  const listingCount = options.listingCount ?? 300;
   const ctx = localContext('demo');
   const existing = await partners.list();
   const reader = existing.find((p) => p.name === READ_ONLY);
   const writer = existing.find((p) => p.name === READ_WRITE);
   if (reader && writer) {
+    // Demo data from before the read-write partner could manage webhooks gets the scope now.
+    if (!READ_WRITE_SCOPES.every((scope) => writer.scopes.includes(scope))) {
+      await partners.update(writer.id, { scopes: [...READ_WRITE_SCOPES] }, ctx);
+    }
+    const stillValid = async (partnerId: string, secret: string | undefined) =>
+      secret !== undefined &&
+      (await useCases.authentication.identify(secret).then(
+        ({ record }) => record.id === partnerId,
+        () => false,
+      ));
+    const earlier = options.earlier;
+    if (
+      earlier &&
+      (await stillValid(reader.id, earlier.readOnly)) &&
+      (await stillValid(writer.id, earlier.readWrite))
+    ) {
+      return {
+        readOnlySecret: earlier.readOnly,
+        readWriteSecret: earlier.readWrite,
+        seeded: false,
+        secrets: 'kept' as const,
+      };
+    }
     const [r, w] = [
       await partners.rotateSecret(reader.id, 0, ctx),
       await partners.rotateSecret(writer.id, 0, ctx),
     ];
-    return { readOnlySecret: r!.secret, readWriteSecret: w!.secret, seeded: false };
+    return { readOnlySecret: r!.secret, readWriteSecret: w!.secret, seeded: false, secrets: 'new' as const };
   }
 
   const { dealers } = await dealerAdmin.importTree(DEMO_DEALERS, ctx);
@@ -43,7 +84,7 @@ export async function seedDemo(
   const readWrite = await partners.create(
     {
       name: READ_WRITE,
-      scopes: ['read:listings', 'read:locations', 'write:listings'],
+      scopes: [...READ_WRITE_SCOPES],
       access: { scope: 'restricted', rootProfileIds: roots },
     },
     ctx,
@@ -108,5 +149,10 @@ export async function seedDemo(
     const { errors } = await writes.upsert(partner, batch, { dryRun: false });
     if (errors.length) throw new Error(`demo data failed validation: ${JSON.stringify(errors[0])}`);
   }
-  return { readOnlySecret: readOnly.secret, readWriteSecret: readWrite.secret, seeded: true };
+  return {
+    readOnlySecret: readOnly.secret,
+    readWriteSecret: readWrite.secret,
+    seeded: true,
+    secrets: 'new' as const,
+  };
 }

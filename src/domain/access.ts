@@ -1,4 +1,5 @@
 import { profileForbidden } from './errors.js';
+import { messages } from './messages.js';
 
 export type Scope = 'read:listings' | 'read:locations' | 'write:listings' | 'manage:webhooks';
 export const ALL_SCOPES: readonly Scope[] = [
@@ -37,7 +38,7 @@ export function assertInScope(access: Access, profileIds: readonly string[]): vo
   for (const id of profileIds) {
     if (!inScope(access, id)) {
       // Unknown and out-of-scope ids get the same answer, so a partner cannot probe which ids exist.
-      throw profileForbidden(`Dealer profile ${id} is not in this API secret's access scope.`);
+      throw profileForbidden(messages.dealerNotInScope(id));
     }
   }
 }

@@ -5,15 +5,18 @@ import type { KeyState } from '../store/request-records.js';
 import { type Access, isScope, type Partner } from './access.js';
 import type { AccessCache } from './access-cache.js';
 import { ProblemError } from './errors.js';
+import { messages } from './messages.js';
 import { hashSecret, isWellFormedSecret } from './secrets.js';
 
 /** Why a secret was refused; `retired` and `disabled` name the partner the secret belongs to. */
-export type FailureReason = 'missing' | 'malformed' | 'unknown' | 'retired' | 'disabled';
+type FailureReason = 'missing' | 'malformed' | 'unknown' | 'retired' | 'disabled';
 
 /** Whose secret was sent, when the secret names a partner (even a retired or disabled one). */
 export interface Caller {
   partnerId: string;
   key: KeyState;
+  /** Which secret exactly (a prefix of its hash): after a rotation, "current" is another secret. */
+  secretId?: string;
 }
 
 /** A 401 of partner authentication, with the reason (and the partner) kept for metrics and logs. */
@@ -28,10 +31,9 @@ export class AuthFailure extends ProblemError {
 }
 
 // One answer for all three (decisions.md): the partner is told to get a current secret.
-const NOT_RECOGNIZED =
-  'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.';
+const NOT_RECOGNIZED = messages.secretNotRecognized();
 
-export interface AuthenticationDeps {
+interface AuthenticationDeps {
   partners: Pick<PartnerStore, 'findSecret' | 'touch'>;
   dealers: Pick<DealerStore, 'subtree'>;
   audit: Pick<AuditStore, 'recordAuthFailure'>;
@@ -45,7 +47,7 @@ export interface AuthenticationDeps {
  */
 export function partnerAuthentication(deps: AuthenticationDeps) {
   // lastUsedAt is kept to the minute; remembering our last write spares a write per request.
-  const lastTouched = new Map<string, { at: number; key: KeyState }>();
+  const lastTouched = new Map<string, { at: number; secretId: string | undefined }>();
 
   /** The partner of a presented secret, or an AuthFailure saying why not. */
   async function identify(secret: string | undefined): Promise<{ record: PartnerRecord; caller: Caller }> {
@@ -74,7 +76,7 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     if (!found) throw new AuthFailure('unknown', NOT_RECOGNIZED);
     // Which secret it is depends on the time: a previous one retires when its grace period ends.
     const key = keyState(found.expiresAt);
-    const caller = { partnerId: found.record.id, key };
+    const caller = { partnerId: found.record.id, key, secretId: hash.toString('hex').slice(0, 16) };
     if (key === 'retired') throw new AuthFailure('retired', NOT_RECOGNIZED, caller);
     if (found.record.disabled) throw new AuthFailure('disabled', NOT_RECOGNIZED, caller);
     return { record: found.record, caller };
@@ -109,9 +111,12 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     async touch(caller: Caller): Promise<void> {
       if (caller.key === 'retired') return;
       const now = Date.now();
+      // Remembered per secret, not per key state: the first request with a new secret after a
+      // rotation is written at once (the console's "moved" rests on it), though its state is
+      // "current" as the old secret's was.
       const last = lastTouched.get(caller.partnerId);
-      if (last && last.key === caller.key && last.at >= now - 60_000) return;
-      lastTouched.set(caller.partnerId, { at: now, key: caller.key });
+      if (last && last.secretId === caller.secretId && last.at >= now - 60_000) return;
+      lastTouched.set(caller.partnerId, { at: now, secretId: caller.secretId });
       await deps.partners.touch(caller.partnerId, caller.key);
     },
     recordFailure: (entry: Parameters<AuditStore['recordAuthFailure']>[0]) =>

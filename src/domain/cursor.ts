@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { Position } from '../store/listings-read.js';
+import type { Position } from '../store/listings/reads.js';
 import { problem } from './errors.js';
 
 export type { Position };
@@ -10,7 +10,19 @@ interface Payload {
   p: [string, string] | null;
   /** Fingerprint of the filters the cursor was issued for. */
   f: string;
+  /** Each filter's own short hash, by name: to say which filter differs (absent in older cursors). */
+  k?: Record<string, string>;
 }
+
+/**
+ * How a filter's internal name reads in a refusal: the query parameter the partner sends
+ * (dealerIds collects dealerId, locationId and profileId); `context` is the list itself.
+ */
+const PARAMETER_NAMES: Record<string, string> = {
+  dealerIds: 'dealerId (or locationId, profileId)',
+  parentDealerId: 'parentDealerId (or parentId, companyId)',
+  context: 'endpoint (the cursor comes from another list)',
+};
 
 const invalid = (why: string) =>
   problem('INVALID_QUERY', `cursor: ${why}`, [
@@ -24,12 +36,17 @@ const invalid = (why: string) =>
 export function cursorCodec(key: string) {
   const sign = (body: string) => createHmac('sha256', key).update(body).digest('base64url').slice(0, 32);
   return {
-    encode(position: Position | null, fingerprint: string): string {
-      const payload: Payload = { v: 1, p: position ? [position.ts, position.id] : null, f: fingerprint };
+    encode(position: Position | null, fingerprint: string, parts?: Record<string, string>): string {
+      const payload: Payload = {
+        v: 1,
+        p: position ? [position.ts, position.id] : null,
+        f: fingerprint,
+        ...(parts ? { k: parts } : {}),
+      };
       const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${body}.${sign(body)}`;
     },
-    decode(cursor: string, fingerprint: string): Position | null {
+    decode(cursor: string, fingerprint: string, parts?: Record<string, string>): Position | null {
       const [body, mac, extra] = cursor.split('.');
       if (!body || !mac || extra !== undefined || mac.length !== 32)
         throw invalid('is malformed; pass nextCursor exactly as received');
@@ -40,8 +57,11 @@ export function cursorCodec(key: string) {
       }
       const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
       if (payload.f !== fingerprint) {
+        const differing = parts && payload.k ? differingFilters(payload.k, parts) : [];
         throw invalid(
-          'was issued for other filters; send it with the same filters as the request it came from',
+          differing.length
+            ? `was issued with a different ${differing.join(', ')}; send ${differing.length > 1 ? 'them' : 'it'} as in the request the cursor came from (or start a new walk without cursor)`
+            : 'was issued for other filters; send it with the same filters as the request it came from',
         );
       }
       return payload.p ? { ts: payload.p[0], id: payload.p[1] } : null;
@@ -50,6 +70,27 @@ export function cursorCodec(key: string) {
 }
 
 export type CursorCodec = ReturnType<typeof cursorCodec>;
+
+/** The filters whose hashes differ, as the partner names them (a filter added or left out too). */
+function differingFilters(issued: Record<string, string>, now: Record<string, string>): string[] {
+  const names = [...new Set([...Object.keys(issued), ...Object.keys(now)])].sort();
+  return names.filter((name) => issued[name] !== now[name]).map((name) => PARAMETER_NAMES[name] ?? name);
+}
+
+/**
+ * Each filter's own short hash (4 characters: enough to tell two values apart in a refusal; the
+ * whole fingerprint still decides), so a cursor can say which filter it was issued with differs.
+ */
+export function filterParts(filters: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(filters)
+      .sort()
+      .map((k) => [
+        k,
+        createHash('sha256').update(JSON.stringify(filters[k])).digest('base64url').slice(0, 4),
+      ]),
+  );
+}
 
 /** A short stable hash of the filters a cursor belongs to. */
 export function fingerprint(filters: Record<string, unknown>): string {

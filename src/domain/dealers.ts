@@ -2,9 +2,11 @@ import type { AuditContext, AuditStore } from '../store/audit.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { Dealer, DealerInput, DealerStore } from '../store/dealers.js';
 import { DbError } from '../store/errors.js';
+import type { PartnerStore } from '../store/partners.js';
+import { moveImpact } from './dealer-moves.js';
 import { ProblemError, problem } from './errors.js';
 
-export type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
+type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
 export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefined };
 
 /** How many location codes a dealers.imported entry names. */
@@ -46,7 +48,7 @@ async function resolveParent(deps: DealerDeps, input: NewDealer, tx: Queryable):
   return id;
 }
 
-export async function createDealer(deps: DealerDeps, input: NewDealer, ctx: AuditContext): Promise<Dealer> {
+async function createDealer(deps: DealerDeps, input: NewDealer, ctx: AuditContext): Promise<Dealer> {
   return deps.db
     .transaction(async (tx) => {
       const dealer = await deps.dealers.create(
@@ -67,7 +69,7 @@ export async function createDealer(deps: DealerDeps, input: NewDealer, ctx: Audi
     .catch((error) => explain(error, input.locationCode));
 }
 
-export async function updateDealer(
+async function updateDealer(
   deps: DealerDeps,
   id: string,
   patch: Partial<NewDealer>,
@@ -106,7 +108,7 @@ export async function updateDealer(
  * Creates or updates a whole tree in one transaction: each node by its location code, children
  * under their parent. All of it lands, or none of it (the error names the node).
  */
-export async function importDealers(
+async function importDealers(
   deps: DealerDeps,
   nodes: DealerTreeNode[],
   ctx: AuditContext,
@@ -178,10 +180,22 @@ export async function importDealers(
   return { created, updated, unchanged, dealers };
 }
 
-export interface DealerDeps {
+interface DealerDeps {
   db: Db;
   dealers: DealerStore;
   audit: AuditStore;
+  /** Who sees what: a move's impact on partners is shown before it is made. */
+  partners: Pick<PartnerStore, 'list'>;
+}
+
+/**
+ * Which partners would gain or lose a profile if it moved under the profile of `parentLocationCode`
+ * (none: the top level). Reads only; the move itself is a PATCH.
+ */
+async function previewMove(deps: DealerDeps, id: string, parentLocationCode: string | undefined) {
+  const parentId = await resolveParent(deps, { locationCode: '', parentLocationCode }, deps.db);
+  const [tree, partners] = await Promise.all([deps.dealers.list(null), deps.partners.list()]);
+  return moveImpact(tree, partners, id, parentId);
 }
 
 /** The operator's dealer-profile use cases, over the dealer store and the audit log. */
@@ -192,6 +206,8 @@ export function dealerAdmin(deps: DealerDeps) {
     importTree: (nodes: DealerTreeNode[], ctx: AuditContext) => importDealers(deps, nodes, ctx),
     list: () => deps.dealers.list(null),
     get: (id: string) => deps.dealers.get(id),
+    moveImpact: (id: string, parentLocationCode: string | undefined) =>
+      previewMove(deps, id, parentLocationCode),
   };
 }
 

@@ -74,12 +74,23 @@ export const ENUMS = {
       automaat: 'automatic',
       automatisch: 'automatic',
       automatique: 'automatic',
+      // Automatic gearboxes by their makers' names: dual-clutch (DSG, DCT, EDC, S tronic, PDK) and
+      // continuously variable (CVT) ones shift on their own, and buyers and portals file them as
+      // automatic. Semi-automatic is a clutchless manual shifted by the driver (automated manual).
+      cvt: 'automatic',
+      e_cvt: 'automatic',
+      dsg: 'automatic',
+      dct: 'automatic',
+      edc: 'automatic',
+      s_tronic: 'automatic',
+      pdk: 'automatic',
+      tiptronic: 'automatic',
+      steptronic: 'automatic',
       semi_auto: 'semi_automatic',
       semi_automaat: 'semi_automatic',
       semi_automatisch: 'semi_automatic',
       semi_automatique: 'semi_automatic',
       halfautomaat: 'semi_automatic',
-      dsg: 'semi_automatic',
     },
   },
   bodyType: {

@@ -19,18 +19,18 @@ export interface ProblemKind {
 export const PROBLEMS = {
   INVALID_QUERY: {
     status: 400,
-    when: 'A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor).',
+    when: 'A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8.',
     action: 'Fix the parameter named in `issues`; do not retry unchanged.',
   },
   INVALID_JSON: {
     status: 400,
-    when: 'The body is not valid JSON.',
+    when: 'The body is not valid JSON, or its bytes are not UTF-8 (the message says where).',
     action: 'Send a JSON document; check your serializer.',
     writeOnly: true,
   },
   INVALID_BODY: {
     status: 400,
-    when: 'The body is valid JSON but not the object (or array) the operation needs.',
+    when: 'The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting).',
     action: 'Send the shape shown for this operation.',
     writeOnly: true,
   },
@@ -92,14 +92,21 @@ export const PROBLEMS = {
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
-    when: 'A body without `Content-Type: application/json`.',
-    action: 'Set the content type.',
+    when: 'A body without `Content-Type: application/json`, or declaring a charset other than UTF-8.',
+    action: 'Set the content type; send the body encoded as UTF-8.',
     writeOnly: true,
   },
   VALIDATION_FAILED: {
     status: 422,
     when: 'A listing or status failed validation; `issues` names every failing field with the rule it broke.',
     action: 'Fix the fields in `issues`; do not retry unchanged.',
+    writeOnly: true,
+  },
+  PRECONDITION_FAILED: {
+    status: 412,
+    when: "Your If-Match names a version of the listing that is no longer the current one (another write came first), or If-Match is set on a PUT of a reference you do not have yet, or on a bulk upsert (which takes none). The answer's `ETag` header holds the current version when there is one.",
+    action:
+      'Read the listing again (GET /listings/{id}, or the ETag of this answer), apply your change to what is there now, and send it with the new ETag.',
     writeOnly: true,
   },
   RATE_LIMITED: {
@@ -109,7 +116,7 @@ export const PROBLEMS = {
   },
   BAD_REQUEST: {
     status: 400,
-    when: 'The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer.',
+    when: 'The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded.',
     action: 'Fix your HTTP client or proxy; do not retry unchanged.',
   },
   REQUEST_TIMEOUT: {
@@ -155,6 +162,19 @@ export interface Issue {
 }
 
 /**
+ * An answer lists at most this many issues (decisions.md); when there were more, `issueCount`
+ * gives the total. A body built to produce 100,000 issues must not produce a 10 MB answer.
+ */
+export const MAX_ISSUES = 100;
+
+/** `issues` as an answer carries them: the first MAX_ISSUES, and the total when more. */
+export function issuesPart(issues: Issue[] | undefined): { issues?: Issue[]; issueCount?: number } {
+  if (!issues) return {};
+  if (issues.length <= MAX_ISSUES) return { issues };
+  return { issues: issues.slice(0, MAX_ISSUES), issueCount: issues.length };
+}
+
+/**
  * The one error type of the service: a stable machine-readable code, the HTTP status the table
  * gives it and a message for humans. Thrown by any layer; rendered in one place (http/errors.ts).
  */
@@ -178,7 +198,7 @@ export class ProblemError extends Error {
         code: this.code,
         message: this.message,
         requestId,
-        ...(this.issues ? { issues: this.issues } : {}),
+        ...issuesPart(this.issues),
       },
     };
   }

@@ -2,8 +2,9 @@ import type { Projection } from '../store/db.js';
 import type { Dealer, DealerPosition, DealerStore } from '../store/dealers.js';
 import type { LocationStats, LocationStatsStore } from '../store/location-stats.js';
 import { type Access, assertInScope, inScope } from './access.js';
-import { type CursorCodec, fingerprint, type Position } from './cursor.js';
+import { type CursorCodec, filterParts, fingerprint, type Position } from './cursor.js';
 import { notFound, profileForbidden } from './errors.js';
+import { messages } from './messages.js';
 
 export interface LocationQuery {
   parentId: string | undefined;
@@ -16,7 +17,7 @@ export interface LocationQuery {
   cursor: string | undefined;
 }
 
-export interface LocationDeps {
+interface LocationDeps {
   dealers: Pick<DealerStore, 'children' | 'existing' | 'subtree' | 'find' | 'countMatching'>;
   locationStats: Pick<LocationStatsStore, 'forLocations'>;
   cursors: CursorCodec;
@@ -36,7 +37,7 @@ export function locationReads(deps: LocationDeps) {
      */
     async listingScope(access: Access, id: string, includeChildren: boolean): Promise<string[]> {
       if (!inScope(access, id) || !(await deps.dealers.existing([id])).has(id)) {
-        throw notFound(`No location ${id} in this API secret's access scope.`);
+        throw notFound(messages.locationNotFound(id));
       }
       return includeChildren ? deps.dealers.subtree([id]) : [id];
     },
@@ -77,7 +78,7 @@ async function findLocations<T>(
     // unknown parentId used to answer 200 with an empty list, unlike the listing filters (403).
     // decisions.md: an unknown profile id is treated exactly like one outside the scope.
     if (access.scope === 'global' && !(await deps.dealers.existing([query.parentId])).has(query.parentId)) {
-      throw profileForbidden(`Dealer profile ${query.parentId} is not in this API secret's access scope.`);
+      throw profileForbidden(messages.dealerNotInScope(query.parentId));
     }
     const children = await deps.dealers.children([query.parentId]);
     ids = query.includeChildren ? await deps.dealers.subtree(children) : children;
@@ -90,13 +91,16 @@ async function findLocations<T>(
   const scope = all ? null : ids;
   const paged = query.pageSize !== undefined || query.cursor !== undefined;
   // A cursor belongs to the filters it was issued with (as for listings).
-  const print = fingerprint({
+  const filters = {
     context: 'locations',
     parentId: query.parentId ?? null,
     includeChildren: query.includeChildren,
     search: query.search ?? null,
-  });
-  const after = query.cursor !== undefined ? fromPosition(deps.cursors.decode(query.cursor, print)) : null;
+  };
+  const print = fingerprint(filters);
+  const parts = filterParts(filters);
+  const after =
+    query.cursor !== undefined ? fromPosition(deps.cursors.decode(query.cursor, print, parts)) : null;
   const pageSize = Math.min(query.pageSize ?? DEFAULT_LOCATION_PAGE, MAX_LOCATION_PAGE);
   // When the answer is every location of a known scope, its stats are read beside the locations
   // (one round trip instead of two in a row); otherwise for the locations shown, once known.
@@ -135,7 +139,7 @@ async function findLocations<T>(
     total: total!,
     pagination: {
       pageSize,
-      nextCursor: deps.cursors.encode(resume ? { ts: resume.key, id: resume.id } : null, print),
+      nextCursor: deps.cursors.encode(resume ? { ts: resume.key, id: resume.id } : null, print, parts),
       hasMore: found.length > shown.length,
     },
   };

@@ -12,7 +12,7 @@ export interface Operator {
   name: string;
 }
 
-export const BOOTSTRAP_OPERATOR = 'ADMIN_TOKEN';
+const BOOTSTRAP_OPERATOR = 'ADMIN_TOKEN';
 // Hex: a token may follow --token on a command line (a base64url one could start with "-").
 const TOKEN_PATTERN = /^fco_[0-9a-f]{48}$/;
 

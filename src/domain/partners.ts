@@ -2,26 +2,16 @@ import type { AuditContext, AuditStore } from '../store/audit.js';
 import type { Db } from '../store/db.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { PartnerPatch, PartnerRecord, PartnerStore } from '../store/partners.js';
-import { type Access, DEFAULT_SCOPES, isScope, type Scope } from './access.js';
+import { DEFAULT_SCOPES, isScope } from './access.js';
 import { problem } from './errors.js';
 import { generateSecret, hashSecret } from './secrets.js';
-
-export type AccessInput = { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
-
-export interface PartnerView {
-  id: string;
-  name: string;
-  scopes: Scope[];
-  access: { scope: 'global' } | { scope: 'restricted'; rootProfileIds: string[] };
-  rateLimitPerMinute: number | null;
-  disabled: boolean;
-  disabledReason: string | null;
-  lastUsedAt: string | null;
-  lastUsedKey: 'current' | 'previous' | null;
-  previousSecretValidUntil: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+import type {
+  AccessInput,
+  PartnerCreate,
+  PartnerPatchInput,
+  PartnerView,
+  RotatedSecret,
+} from './shapes/partners.js';
 
 export function partnerView(record: PartnerRecord): PartnerView {
   const { accessScope, rootProfileIds, ...rest } = record;
@@ -60,12 +50,7 @@ function accessFields(access: AccessInput): Pick<PartnerPatch, 'accessScope' | '
 /** Creates a partner and its first secret; the secret is returned here and never again. */
 export async function createPartner(
   deps: PartnerDeps,
-  input: {
-    name: string;
-    scopes?: Scope[] | undefined;
-    access: AccessInput;
-    rateLimitPerMinute?: number | null | undefined;
-  },
+  input: PartnerCreate,
   ctx: AuditContext,
 ): Promise<PartnerView & { secret: string }> {
   await checkRoots(deps, input.access);
@@ -106,17 +91,10 @@ function changes(before: PartnerView, after: PartnerView): Record<string, { from
   return out;
 }
 
-export async function updatePartner(
+async function updatePartner(
   deps: PartnerDeps,
   id: string,
-  patch: {
-    name?: string;
-    scopes?: Scope[];
-    access?: AccessInput;
-    disabled?: boolean;
-    disabledReason?: string;
-    rateLimitPerMinute?: number | null;
-  },
+  patch: PartnerPatchInput,
   ctx: AuditContext,
 ): Promise<PartnerView | undefined> {
   if (patch.disabledReason !== undefined && patch.disabled !== true) {
@@ -171,7 +149,7 @@ export async function rotateSecret(
   id: string,
   graceSeconds: number,
   ctx: AuditContext,
-): Promise<{ id: string; secret: string; previousSecretValidUntil: string | null } | undefined> {
+): Promise<RotatedSecret | undefined> {
   const secret = generateSecret();
   const found = await deps.db.transaction(async (tx) => {
     if (!(await deps.partners.get(id, tx))) return false;
@@ -193,9 +171,7 @@ export async function rotateSecret(
   };
 }
 
-export type { Access };
-
-export interface PartnerDeps {
+interface PartnerDeps {
   db: Db;
   partners: PartnerStore;
   dealers: DealerStore;
@@ -211,8 +187,11 @@ export function partnerAdmin(deps: PartnerDeps) {
       updatePartner(deps, id, patch, ctx),
     rotateSecret: (id: string, graceSeconds: number, ctx: AuditContext) =>
       rotateSecret(deps, id, graceSeconds, ctx),
-    list: () => deps.partners.list(),
-    get: (id: string) => deps.partners.get(id),
+    list: async (): Promise<PartnerView[]> => (await deps.partners.list()).map(partnerView),
+    get: async (id: string): Promise<PartnerView | undefined> => {
+      const record = await deps.partners.get(id);
+      return record && partnerView(record);
+    },
   };
 }
 

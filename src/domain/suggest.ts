@@ -12,22 +12,24 @@
 export function nameDistance(a: string, b: string): number {
   const x = normalise(a);
   const y = normalise(b);
-  const rows: number[][] = [];
-  for (let i = 0; i <= x.length; i++) {
-    rows.push([i]);
-    for (let j = 1; j <= y.length; j++) rows[i]![j] = i === 0 ? j : 0;
-  }
+  // Three rows are all the recurrence reads (this one, the one before, and the one before that
+  // for a swap): no matrix allocated per comparison.
+  let before = new Int32Array(y.length + 1);
+  let previous = Int32Array.from({ length: y.length + 1 }, (_, j) => j);
+  let current = new Int32Array(y.length + 1);
   for (let i = 1; i <= x.length; i++) {
+    current[0] = i;
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
       if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) {
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+        best = Math.min(best, before[j - 2]! + 1);
       }
-      rows[i]![j] = best;
+      current[j] = best;
     }
+    [before, previous, current] = [previous, current, before];
   }
-  return rows[x.length]![y.length]!;
+  return previous[y.length]!;
 }
 
 const MAX_NAME = 64;
@@ -45,9 +47,13 @@ export function closestName(input: string, candidates: Iterable<string>): string
   if (input.length > MAX_NAME) return undefined;
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
+  const inputLength = normalise(input).length;
   for (const candidate of candidates) {
-    const distance = nameDistance(input, candidate);
     const allowed = Math.max(1, Math.floor(Math.max(input.length, candidate.length) / 3));
+    // The distance is at least the difference in length: a name far longer or shorter is no
+    // typo of this one, and is not compared (an attacker's long names cost nothing).
+    if (Math.abs(inputLength - normalise(candidate).length) > allowed) continue;
+    const distance = nameDistance(input, candidate);
     if (distance <= allowed && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

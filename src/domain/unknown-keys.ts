@@ -20,6 +20,17 @@ interface SchemaDef {
   getter?: () => z.ZodType;
 }
 const CODE: Record<Kind, string> = { field: 'unknown_field', parameter: 'unknown_parameter' };
+/**
+ * Names of one object that get a "did you mean" (an edit distance against every known name);
+ * the rest are named plainly. So an object of 1,000 unknown names costs 20 comparisons' worth,
+ * not 1,000, and a body's work stays bounded by its size (decisions.md).
+ */
+export const SUGGEST_AT_MOST = 20;
+
+/** The message for the `index`-th unknown name of an object: with a suggestion for the first few. */
+function messageFor(kind: Kind, name: string, known: readonly string[], index: number): string {
+  return index < SUGGEST_AT_MOST ? unknownNameMessage(kind, name, known) : unknownNameMessage(kind, name, []);
+}
 
 /** The property names an object schema declares, looking through optional, nullable and pipes. */
 export function declaredKeys(schema: z.ZodType): string[] | undefined {
@@ -42,9 +53,9 @@ export function unknownKeyIssues(
   const names = new Set(known);
   return Object.keys(input)
     .filter((name) => !names.has(name))
-    .map((name) => ({
+    .map((name, index) => ({
       path: [...prefix, name].join('.'),
-      message: unknownNameMessage(kind, name, known),
+      message: messageFor(kind, name, known, index),
       code: CODE[kind],
     }));
 }
@@ -63,11 +74,11 @@ export function expandUnrecognized(
     if (issue.code !== 'unrecognized_keys') return [issue];
     const known = declaredKeys(schemaAt(root, issue.path)) ?? [];
     return issue.keys.map(
-      (key) =>
+      (key, index) =>
         ({
           code: 'custom',
           path: [...issue.path, key],
-          message: unknownNameMessage(kind, key, known),
+          message: messageFor(kind, key, known, index),
           params: { code: CODE[kind] },
           input: undefined,
         }) as z.core.$ZodIssue,

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isGlobal, type Partner, type Scope } from '../domain/access.js';
 import { AuthFailure, type Caller, type PartnerAuthentication } from '../domain/authentication.js';
 import { problem } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 import type { Operator, OperatorAccess } from '../domain/operators.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimits } from './rate-limit.js';
@@ -11,6 +12,11 @@ declare module 'fastify' {
     partner?: Partner;
     /** Whose secret the request sent, set even when it was refused (request records, metrics). */
     caller?: Caller;
+    /**
+     * The secret was looked at (and a failure counted): an unknown secret has no caller, and must
+     * not be looked up and counted a second time when the request's error is answered.
+     */
+    attributed?: boolean;
     /** Who is acting on the admin API. */
     operator?: Operator;
     /** A bulk upsert's items written (created or updated) and refused, for the request records. */
@@ -54,6 +60,7 @@ export function partnerAuth({
   metrics: Pick<Metrics, 'authFailures'>;
 }) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    request.attributed = true;
     let identified: Awaited<ReturnType<PartnerAuthentication['identify']>>;
     try {
       identified = await authentication.identify(presentedSecret(request));
@@ -92,11 +99,7 @@ export function partnerAuth({
       config === undefined ? [] : typeof config === 'string' ? [config] : anyOf ? config.anyOf : config;
     const has = (scope: Scope) => record.scopes.includes(scope);
     if (needed.length && !(anyOf ? needed.some(has) : needed.every(has))) {
-      const names = needed.map((scope) => `"${scope}"`).join(anyOf ? ' or ' : ' and ');
-      throw problem(
-        'INSUFFICIENT_SCOPE',
-        `This operation needs the scope${needed.length > 1 && !anyOf ? 's' : ''} ${names}; this API secret has: ${record.scopes.join(', ') || 'none'}.`,
-      );
+      throw problem('INSUFFICIENT_SCOPE', messages.insufficientScope(needed, anyOf, record.scopes));
     }
   };
 }
@@ -115,6 +118,8 @@ export function callerAttribution({
   rateLimits: RateLimits;
 }) {
   return async function attribute(request: FastifyRequest): Promise<void> {
+    if (request.attributed) return;
+    request.attributed = true;
     try {
       rateLimits.assertNotBlocked(request.ip);
       request.caller = (await authentication.identify(presentedSecret(request))).caller;
@@ -138,7 +143,7 @@ export function adminAuth(operators: Pick<OperatorAccess, 'identify'>, rateLimit
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header.trim()) : null;
     const operator = match ? await operators.identify(match[1]!) : undefined;
     if (!operator) {
-      rateLimits.assertNotBlocked(request.ip);
+      rateLimits.assertNotBlocked(request.ip, 'a valid operator token (fco_…) or ADMIN_TOKEN');
       await rateLimits.authFailed(request.ip);
       throw unauthorized(
         'The admin API needs "Authorization: Bearer <token>": an operator token (fco_…) or ADMIN_TOKEN.',

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ProblemError, problem } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 
 /**
  * Refusals below the router: requests Node's HTTP parser cannot read, and URLs the router cannot
@@ -42,14 +43,14 @@ function classify(error: NodeJS.ErrnoException, socket: Duplex): ProblemError {
       // when the connection's first request line never ended (see watchRequestLine).
       const longLine = (socket as Partial<Record<typeof LONG_LINE, boolean>>)[LONG_LINE] === true;
       return longLine
-        ? problem('URI_TOO_LONG', 'The request line (path and query string) is too long.')
-        : problem('HEADERS_TOO_LARGE', 'The request headers are too large (16 KiB in all).');
+        ? problem('URI_TOO_LONG', messages.uriTooLong())
+        : problem('HEADERS_TOO_LARGE', messages.headersTooLarge());
     }
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
-      return problem('REQUEST_TIMEOUT', 'The request did not arrive in time.');
+      return problem('REQUEST_TIMEOUT', messages.requestTimeout());
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return badRequest('The request has both Content-Length and Transfer-Encoding.');
+      return badRequest(messages.lengthAndChunked());
     case 'HPE_INVALID_METHOD':
       return badRequest('The request method is not a valid HTTP method.');
     case 'HPE_INVALID_HEADER_TOKEN':

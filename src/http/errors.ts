@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError, problem, zodIssues } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 import { DbError, TransactionTimeoutError } from '../store/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
@@ -7,11 +8,11 @@ export { ProblemError };
 
 /** Turns a database failure into what the client may know about it. */
 function fromDbError(error: DbError): ProblemError {
-  if (error.unavailable) return problem('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly.');
+  if (error.unavailable) return problem('SERVICE_UNAVAILABLE', messages.databaseUnavailable());
   if (error.failure === 'retryable') {
     return problem('SERVICE_UNAVAILABLE', 'A conflicting write was in progress; retry shortly.');
   }
-  return problem('SERVER_ERROR', 'An unexpected error occurred.');
+  return problem('SERVER_ERROR', messages.unexpected());
 }
 
 type ValidationError = FastifyError & { validation: unknown; validationContext?: string };
@@ -22,10 +23,10 @@ function fromFastifyError(error: FastifyError): ProblemError | undefined {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? problem('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as Content-Type: application/json.')
+        ? problem('UNSUPPORTED_MEDIA_TYPE', messages.notJson())
         : problem('INVALID_BODY', 'The Content-Length header does not match the body.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return problem('PAYLOAD_TOO_LARGE', 'The request body is larger than the 5 MiB limit.');
+      return problem('PAYLOAD_TOO_LARGE', messages.bodyTooLarge());
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return problem('INVALID_JSON', 'The request body is empty; a JSON document was expected.');
     default:
@@ -43,9 +44,10 @@ export function toProblem(error: unknown): ProblemError {
   const mapped = fastifyError?.code ? fromFastifyError(fastifyError) : undefined;
   if (mapped) return mapped;
   if (fastifyError?.statusCode === 400 && error instanceof SyntaxError) {
-    return problem('INVALID_JSON', `The request body is not valid JSON: ${error.message}`);
+    // Never the parser's message: it quotes the body, and answers are kept in request records.
+    return problem('INVALID_JSON', messages.invalidJson());
   }
-  return problem('SERVER_ERROR', 'An unexpected error occurred.');
+  return problem('SERVER_ERROR', messages.unexpected());
 }
 
 export { zodIssues };
@@ -60,10 +62,15 @@ declare module 'fastify' {
 /** One error handler renders every error envelope; the HTTP status and body never disagree. */
 export function registerErrorHandling(
   app: FastifyInstance,
-  /** Runs before a path no route matched is answered (the app attributes it to a partner). */
-  beforeNotFound?: (request: FastifyRequest) => Promise<void>,
+  /**
+   * Runs before a path no route matched is answered, and before an error of a request that no
+   * route's authentication has seen yet (a URL refused at the door): the app attributes it to a
+   * partner, so the partner finds it among its own failed requests.
+   */
+  attribute?: (request: FastifyRequest) => Promise<void>,
 ): void {
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
+    if (attribute && !request.attributed) await attribute(request);
     const answer = toProblem(error);
     request.problem = answer;
     if (answer.status >= 500) {
@@ -80,7 +87,7 @@ export function registerErrorHandling(
     return reply.status(answer.status).send(answer.body(request.id));
   });
 
-  app.setNotFoundHandler(beforeNotFound ? { preHandler: beforeNotFound } : {}, (request, reply) => {
+  app.setNotFoundHandler(attribute ? { preHandler: attribute } : {}, (request, reply) => {
     const path = request.url.split('?')[0]!;
     const allowed = app.allowedMethods(path);
     const answer = allowed.length

@@ -69,7 +69,7 @@ export function createDualListener(
   return dual;
 }
 
-export type DualListener = net.Server & {
+type DualListener = net.Server & {
   /** Stops accepting, lets in-flight requests finish, and resolves when every connection is gone. */
   shutdown(): Promise<void>;
 };

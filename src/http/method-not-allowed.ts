@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type ProblemError, problem } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 
 /**
  * Fastify answers a known path with an unknown method as 404. We answer 405 with `Allow`, so a
@@ -28,10 +29,7 @@ export function registerMethodNotAllowed(app: FastifyInstance): void {
 }
 
 export function methodNotAllowed(method: string, allowed: string[]): ProblemError {
-  const answer = problem(
-    'METHOD_NOT_ALLOWED',
-    `${method} is not allowed here; allowed: ${allowed.join(', ')}.`,
-  );
+  const answer = problem('METHOD_NOT_ALLOWED', messages.methodNotAllowed(method, allowed));
   answer.headers.Allow = allowed.join(', ');
   return answer;
 }

@@ -80,6 +80,16 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
       help: 'Request records not written because the database was unreachable for too long (the buffer was full)',
       registers: [registry],
     }),
+    requestRecordsSetAside: new Counter({
+      name: 'forecourt_request_records_set_aside_total',
+      help: 'Request records the database refused one by one: logged with their request id and not kept',
+      registers: [registry],
+    }),
+    requestRecordWriteFailures: new Counter({
+      name: 'forecourt_request_record_write_failures_total',
+      help: 'Failed writes of a batch of request records (the batch is tried again after a back-off)',
+      registers: [registry],
+    }),
     rateLimitFallbacks: new Counter({
       name: 'forecourt_rate_limit_store_fallbacks_total',
       help: 'Rate-limit hits counted in process because Redis was unreachable or slow',
@@ -89,6 +99,11 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
       name: 'forecourt_auth_failures_total',
       help: 'Partner requests refused with 401, by reason and by the partner the secret belongs to ("none" when it names none)',
       labelNames: ['reason', 'partner'] as const,
+      registers: [registry],
+    }),
+    webhookRoundFailures: new Counter({
+      name: 'forecourt_webhook_round_failures_total',
+      help: 'Delivery rounds the service itself could not finish (the endpoint waits, longer each time, and is set aside after 5 refusals in a row)',
       registers: [registry],
     }),
     webhookAttempts: new Counter({

@@ -2,13 +2,14 @@ import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { type ProblemError, problem } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 import { memoryCounter, type WindowCounter } from '../ratelimit/counter.js';
 import { redisCounter } from '../ratelimit/redis-counter.js';
 import type { Metrics } from './metrics.js';
 
 const MINUTE = 60_000;
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   counter: WindowCounter;
   metrics: Metrics;
   /** Requests a minute for a partner without its own limit (RATE_LIMIT_PER_MINUTE). */
@@ -49,15 +50,15 @@ export function rateLimits(options: RateLimitOptions) {
       reply.header('RateLimit-Reset', String(resetS));
       if (count > limit) {
         options.metrics.rateLimited.inc({ kind: 'partner', partner: partnerId });
-        throw rateLimited(
-          resetS,
-          `Rate limit of ${limit} requests a minute exceeded for this partner; retry after ${resetS} s.`,
-        );
+        throw rateLimited(resetS, messages.rateLimited(limit, resetS));
       }
     },
 
-    /** Throws 429 while `address` is over its failed-authentication budget. */
-    assertNotBlocked(address: string): void {
+    /**
+     * Throws 429 while `address` is over its failed-authentication budget. `credential` names what
+     * the caller should come back with: a partner's API secret, or an operator's token on the admin API.
+     */
+    assertNotBlocked(address: string, credential = 'a valid API secret'): void {
       const until = blocked.get(address);
       if (until === undefined) return;
       const at = now();
@@ -69,7 +70,7 @@ export function rateLimits(options: RateLimitOptions) {
       const retryS = secondsUntil(until, at);
       throw rateLimited(
         retryS,
-        `Too many failed authentication attempts from this address; retry after ${retryS} s with a valid API secret.`,
+        `Too many failed authentication attempts from this address; retry after ${retryS} s with ${credential}.`,
       );
     },
 
@@ -96,7 +97,7 @@ export type RateLimits = ReturnType<typeof rateLimits>;
  * Redis connection.
  */
 /** Where rate-limit counts live, and whether Redis answered lately (the operator's overview). */
-export interface RateLimitStore {
+interface RateLimitStore {
   kind: 'redis' | 'memory';
   ok: boolean;
   lastFallbackAt: string | null;
@@ -109,6 +110,8 @@ export function configuredRateLimits(
   >,
   logger: Logger,
   metrics: Metrics,
+  /** The time the windows are counted by (tests move it instead of waiting for a new minute). */
+  now: () => number = Date.now,
 ): { limits: RateLimits; store(): RateLimitStore; close(): Promise<void> } {
   let lastFallbackAt: number | undefined;
   const counter = config.REDIS_URL
@@ -137,6 +140,7 @@ export function configuredRateLimits(
       metrics,
       defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
       authFailuresPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
+      now,
     }),
     close: () => counter.close(),
   };

@@ -1,6 +1,7 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 import { type Issue, type ProblemError, problem, zodIssues } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 import { declaredKeys, expandUnrecognized, unknownKeyIssues } from '../domain/unknown-keys.js';
 
 /**
@@ -38,7 +39,7 @@ function check(
       const parsed = schema.safeParse(data);
       if (parsed.success) return { value: parsed.data };
     }
-    return { error: problem('INVALID_BODY', 'The request body must be a JSON object.') };
+    return { error: problem('INVALID_BODY', messages.bodyNotObject()) };
   }
   const kind = part === 'body' ? 'field' : 'parameter';
   const known = declaredKeys(schema);
@@ -59,11 +60,11 @@ function check(
 
 /** The error for failed validation: 400 INVALID_QUERY for the URL, 422 VALIDATION_FAILED for a body. */
 export function invalidInput(part: string, issues: Issue[]): ProblemError {
-  if (part === 'body') return problem('VALIDATION_FAILED', describeIssues('body', issues), issues);
+  if (part === 'body') return problem('VALIDATION_FAILED', messages.invalidInput('body', issues), issues);
   // The reference in the path has a code of its own (the same a bulk item's reference gets).
   const reference = issues.find((issue) => issue.path === 'params.externalReference');
-  if (reference) return problem('INVALID_REFERENCE', `externalReference ${reference.message}.`, issues);
-  return problem('INVALID_QUERY', describeIssues('query', issues), issues);
+  if (reference) return problem('INVALID_REFERENCE', messages.invalidReference(reference.message), issues);
+  return problem('INVALID_QUERY', messages.invalidInput('query', issues), issues);
 }
 
 /**
@@ -75,12 +76,4 @@ export async function refuseUndeclaredQuery(request: FastifyRequest): Promise<vo
   const query = request.query as Record<string, unknown> | undefined;
   if (!query || Object.keys(query).length === 0) return;
   throw invalidInput('query', unknownKeyIssues(query, [], 'parameter', ['query']));
-}
-
-/** "Invalid query: query.stauts is not a known parameter; … (and 2 more issues)." */
-export function describeIssues(what: string, issues: Issue[]): string {
-  const first = issues[0];
-  const more =
-    issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
-  return first ? `Invalid ${what}: ${first.path} ${first.message}${more}.` : `Invalid ${what}.`;
 }

@@ -2,7 +2,7 @@ import { type LookupAddress, lookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { addressKind, hostOf, isPublicAddress, RefusedAddressError } from './addresses.js';
+import { addressKind, hostOf, isAllowedAddress, RefusedAddressError } from './addresses.js';
 
 /** What came back from one webhook POST. */
 export interface PostResult {
@@ -26,11 +26,15 @@ const KEEP_BYTES = 1024;
  * rebinding) is refused when it matters. Redirects are not followed; `timeoutMs` bounds the whole
  * exchange. `allowPrivate` (WEBHOOK_ALLOW_PRIVATE, tests and local development) lifts the check.
  */
-export function webhookPoster(options: { allowPrivate: boolean; timeoutMs: number }): PostWebhook {
+export function webhookPoster(options: {
+  allowPrivate: boolean;
+  allowLoopback?: boolean;
+  timeoutMs: number;
+}): PostWebhook {
   const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
     lookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      const refused = options.allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+      const refused = addresses.find((a) => !isAllowedAddress(a.address, options));
       if (refused) {
         const why = new RefusedAddressError(
           `${hostname} resolves to ${refused.address}, ${addressKind(refused.address)}: webhooks go to public addresses only`,
@@ -54,7 +58,7 @@ export function webhookPoster(options: { allowPrivate: boolean; timeoutMs: numbe
     const url = new URL(target);
     const host = hostOf(url);
     // An IP literal never reaches the lookup: it is checked here.
-    if (!options.allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) {
+    if (isIP(host) !== 0 && !isAllowedAddress(host, options)) {
       return Promise.resolve({
         status: null,
         body: null,
@@ -69,6 +73,8 @@ export function webhookPoster(options: { allowPrivate: boolean; timeoutMs: numbe
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        // The answer as it came: what the delivery log may keep of it is the domain's to say
+        // (domain/webhooks/answer.ts).
         resolve({ ...result, durationMs: elapsed() });
       };
       const request = protocol.request(url, {

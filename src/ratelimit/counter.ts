@@ -3,7 +3,7 @@
  * every instance agrees on the current window without talking to the others; only the counts are
  * shared, through Redis when REDIS_URL is set.
  */
-export interface Hit {
+interface Hit {
   /** Hits in this window so far, this one included. */
   count: number;
   /** When the window ends (epoch ms). */

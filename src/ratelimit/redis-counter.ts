@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { memoryCounter, type WindowCounter, windowStart } from './counter.js';
 
-export interface RedisCounterOptions {
+interface RedisCounterOptions {
   url: string;
   logger: Logger;
   /** A Redis round trip slower than this counts as an outage for that request. */

@@ -15,15 +15,19 @@ export interface AuditEntry {
 }
 
 /** A failed partner authentication; `partnerId` when the secret was known (a disabled partner, an expired secret). */
-export interface AuthFailureEntry extends AuditContext {
+interface AuthFailureEntry extends AuditContext {
   reason: string;
   partnerId?: string | undefined;
 }
 
-export interface AuditFilter {
+interface AuditFilter {
   /** An exact action, or a prefix ending in "." (`partner.`). */
   action?: string | undefined;
   partnerId?: string | undefined;
+  /** Who acted: operator, partner, service or anonymous. */
+  actor?: string | undefined;
+  /** The operator who acted: a token's name, or ADMIN_TOKEN (exact). */
+  operator?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
   /** Only entries older than this id (the next page). */
@@ -31,7 +35,7 @@ export interface AuditFilter {
   limit: number;
 }
 
-export interface AuditRecord {
+interface AuditRecord {
   id: string;
   at: string;
   actor: string;
@@ -109,6 +113,8 @@ export function auditStore(db: Queryable) {
       if (filter.action?.endsWith('.')) add("action LIKE ? || '%'", filter.action.replace(/[\\%_]/g, '\\$&'));
       else if (filter.action) add('action = ?', filter.action);
       if (filter.partnerId) add('partner_id = ?', filter.partnerId);
+      if (filter.actor) add('actor = ?', filter.actor);
+      if (filter.operator) add('operator = ?', filter.operator);
       if (filter.since) add('at >= ?', filter.since);
       if (filter.until) add('at < ?', filter.until);
       if (filter.before) add('id < ?', filter.before);

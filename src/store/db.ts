@@ -16,6 +16,8 @@ export interface Queryable {
  */
 export interface Projection<T> {
   columns: string;
+  /** What a listing read joins to `l` for these columns; LISTING_JOINS (partner, dealer, parent) by default. */
+  joins?: string;
   read: (row: Record<string, unknown>) => T;
 }
 
@@ -33,10 +35,19 @@ export interface Db extends Queryable {
   ping(): Promise<void>;
   /**
    * Listens on a notification channel (PostgreSQL LISTEN: notifications from every process on
-   * the database). Resolves at once, live or not; returns the function that stops listening.
+   * the database), on a direct connection (DbOptions.directUrl) when there is one. Resolves once
+   * the first attempt is over, live or not; returns the function that stops listening.
    */
   listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
+  /** What the listener was told last (whether notifications are proven to arrive, and why not). */
+  listening(): ListenStatus;
   close(): Promise<void>;
+  /**
+   * The migrations already applied when this connection opened a database it had to create
+   * (PGlite does that in a process of its own, store/pglite.ts), once: `migrate` reports them as
+   * applied by itself, so a first start says what it always said.
+   */
+  takeAppliedAtCreation?(): string[];
 }
 
 export interface PoolStats {
@@ -46,7 +57,7 @@ export interface PoolStats {
   waiting: number;
 }
 
-export interface TransactionOptions {
+interface TransactionOptions {
   maxMs?: number;
 }
 
@@ -57,6 +68,25 @@ export interface DbOptions {
   statementTimeoutMs: number;
   connectTimeoutMs: number;
   poolSize: number;
+  /**
+   * What `databaseUrl` leads to. `session` (default): each connection is one session while the
+   * client holds it (PostgreSQL itself, or a pooler in session mode), so settings are made once
+   * per connection and the list page runs as a prepared statement. `transaction`: a pooler in
+   * transaction mode (PgBouncer's `pool_mode = transaction`, managed "pooled" endpoints), where
+   * only a transaction keeps its server connection: nothing is prepared by name and every
+   * statement runs in a transaction that carries its own timeouts.
+   */
+  poolMode?: PoolMode | undefined;
+  /** A direct connection to the same database, for what needs a real session (LISTEN). */
+  directUrl?: string | undefined;
+}
+
+export type PoolMode = 'session' | 'transaction';
+
+/** Whether notifications are proven to arrive, and what the proof (or its absence) was. */
+export interface ListenStatus {
+  live: boolean;
+  detail: string;
 }
 
 /** What a listener is told: each notification, and whether it may have missed some. */
@@ -64,8 +94,10 @@ export interface ListenHandlers {
   /** A notification arrived (after the transaction that sent it committed). */
   onNotify(): void;
   /**
-   * false: notifications may be missed from now on (the listening connection is gone); true:
-   * listening (again). Whoever relies on notifications trusts nothing it kept while not live.
+   * false: notifications may be missed from now on (the listening connection is gone, or a
+   * notification the listener sent itself did not come back in time); true: proven to arrive
+   * (again). Whoever relies on notifications trusts nothing it kept while not live. `detail`
+   * says why, for the log and /readyz.
    */
-  onLive(live: boolean): void;
+  onLive(live: boolean, detail: string): void;
 }

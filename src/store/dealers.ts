@@ -17,7 +17,7 @@ export interface DealerInput {
   metadata?: Record<string, unknown> | undefined;
 }
 
-export interface DealerSummary {
+interface DealerSummary {
   id: string;
   locationCode: string;
   companyName: string | null;
@@ -40,12 +40,12 @@ export interface Dealer extends DealerSummary {
 }
 
 /** Columns of a profile `d` and its parent `p`, as rowToDealer expects them. */
-export const DEALER_COLUMNS = `d.id, d.parent_id, d.location_code, d.company_name, d.full_name, d.display_name,
+const DEALER_COLUMNS = `d.id, d.parent_id, d.location_code, d.company_name, d.full_name, d.display_name,
   d.email, d.phone, d.address, d.postal_code, d.city, d.province, d.logo_url, d.metadata, d.updated_at,
   p.location_code AS p_location_code, p.company_name AS p_company_name, p.full_name AS p_full_name,
   p.display_name AS p_display_name`;
 
-export type DealerRow = Record<string, unknown>;
+type DealerRow = Record<string, unknown>;
 
 export function rowToDealer(row: DealerRow, prefix = ''): Dealer {
   const col = (name: string) => row[prefix + name] as string | null;
@@ -78,7 +78,8 @@ export function rowToDealer(row: DealerRow, prefix = ''): Dealer {
   };
 }
 
-const WRITABLE = [
+/** A dealer profile's text fields and their columns, in the order of the read shape after locationCode. */
+export const DEALER_TEXT_COLUMNS = [
   ['companyName', 'company_name'],
   ['fullName', 'full_name'],
   ['displayName', 'display_name'],
@@ -122,13 +123,13 @@ export function dealerStore(db: Queryable) {
       const id = randomUUID();
       await tx.query(
         'InsertDealer',
-        `INSERT INTO dealer_profiles (id, parent_id, location_code, ${WRITABLE.map(([, c]) => c).join(', ')}, metadata)
-         VALUES ($1, $2, $3, ${WRITABLE.map((_, i) => `$${i + 4}`).join(', ')}, $${WRITABLE.length + 4})`,
+        `INSERT INTO dealer_profiles (id, parent_id, location_code, ${DEALER_TEXT_COLUMNS.map(([, c]) => c).join(', ')}, metadata)
+         VALUES ($1, $2, $3, ${DEALER_TEXT_COLUMNS.map((_, i) => `$${i + 4}`).join(', ')}, $${DEALER_TEXT_COLUMNS.length + 4})`,
         [
           id,
           input.parentId,
           input.locationCode,
-          ...WRITABLE.map(([k]) => input[k] ?? null),
+          ...DEALER_TEXT_COLUMNS.map(([k]) => input[k] ?? null),
           JSON.stringify(input.metadata ?? {}),
         ],
       );
@@ -154,7 +155,7 @@ export function dealerStore(db: Queryable) {
       };
       if (patch.locationCode !== undefined) set('location_code', patch.locationCode);
       if (patch.parentId !== undefined) set('parent_id', patch.parentId, '::uuid');
-      for (const [key, column] of WRITABLE) if (patch[key] !== undefined) set(column, patch[key]);
+      for (const [key, column] of DEALER_TEXT_COLUMNS) if (patch[key] !== undefined) set(column, patch[key]);
       if (patch.metadata !== undefined) set('metadata', JSON.stringify(patch.metadata), '::jsonb');
       const changed = columns.length
         ? (

@@ -2,7 +2,7 @@
  * What a failed statement means, in the store's words. The rest of the service reads only this:
  * SQLSTATE codes and constraint names stay in this file.
  */
-export type DbFailure =
+type DbFailure =
   /** Unreachable, shutting down, out of connections, or a statement or lock wait that timed out. */
   | 'unavailable'
   /** A serialization failure or a deadlock: nothing was written; the same work may be retried. */
@@ -88,6 +88,15 @@ export class DbError extends Error {
   /** The database could not do the work now (for the client: 503, retry shortly). */
   get unavailable(): boolean {
     return ['unavailable', 'connection-refused', 'connect-timeout', 'host-unknown'].includes(this.failure);
+  }
+
+  /**
+   * The database refused the data of the statement itself (a data exception or a broken
+   * constraint: SQLSTATE classes 22 and 23), not the work as such: the same data will be refused
+   * again, while other data may pass.
+   */
+  get refusedData(): boolean {
+    return this.sqlState !== undefined && /^2[23]/.test(this.sqlState);
   }
 }
 

@@ -9,7 +9,7 @@ export interface LocationStats {
 const DAY_MS = 86_400_000;
 
 /** The previous calendar month in UTC, relative to `now`: its first instant and its number of days. */
-export function previousMonth(now: Date): { start: Date; days: number } {
+function previousMonth(now: Date): { start: Date; days: number } {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   return { start, days: Math.round((end.getTime() - start.getTime()) / DAY_MS) };

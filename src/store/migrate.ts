@@ -8,7 +8,7 @@ const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url))
 /** The advisory lock every instance takes to migrate: one applies, the others wait and find it done. */
 const MIGRATION_LOCK = 7270412;
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
@@ -35,7 +35,8 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * transaction.
  */
 export async function migrate(db: Db, migrations = loadMigrations()): Promise<string[]> {
-  return db.transaction(async (tx) => {
+  const appliedAtCreation = db.takeAppliedAtCreation?.() ?? [];
+  const applied = await db.transaction(async (tx) => {
     await tx.query('LockMigrations', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create the
     // table and one then fails on a unique violation in the catalog.
@@ -64,6 +65,7 @@ export async function migrate(db: Db, migrations = loadMigrations()): Promise<st
     }
     return applied;
   });
+  return [...appliedAtCreation, ...applied];
 }
 
 /** True when every known migration has been applied (used by readiness checks). */

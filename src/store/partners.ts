@@ -16,12 +16,14 @@ export interface PartnerRecord {
   lastUsedKey: 'current' | 'previous' | null;
   /** Until when the previous secret still works; null when none does (read with VIEW_COLUMNS). */
   previousSecretValidUntil: string | null;
+  /** When the secret was last rotated; null: never (or only before migration 012). */
+  secretRotatedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
 const COLUMNS = `id, name, scopes, access_scope, root_profile_ids, rate_limit_per_minute, disabled,
-  disabled_reason, last_used_at, last_used_key, created_at, updated_at`;
+  disabled_reason, last_used_at, last_used_key, secret_rotated_at, created_at, updated_at`;
 /** COLUMNS and, for the operator, until when the previous secret still works (a rotation's grace). */
 const VIEW_COLUMNS = `${COLUMNS}, (SELECT max(s.expires_at) FROM partner_secrets s
   WHERE s.partner_id = partners.id AND s.expires_at > now()) AS previous_secret_valid_until`;
@@ -41,6 +43,7 @@ function toRecord(row: Record<string, unknown>): PartnerRecord {
     previousSecretValidUntil: row.previous_secret_valid_until
       ? (row.previous_secret_valid_until as Date).toISOString()
       : null,
+    secretRotatedAt: row.secret_rotated_at ? (row.secret_rotated_at as Date).toISOString() : null,
     createdAt: (row.created_at as Date).toISOString(),
     updatedAt: (row.updated_at as Date).toISOString(),
   };
@@ -151,6 +154,16 @@ export function partnerStore(db: Queryable) {
         'InsertSecret',
         'INSERT INTO partner_secrets (secret_hash, partner_id) VALUES ($1, $2)',
         [secretHash, id],
+      );
+      // Every use so far was of a secret that is now the previous one: "current" must come from a
+      // request made with the new secret, or the console would say the partner moved when it has not.
+      // The time of the rotation: the console counts requests per secret from it.
+      await tx.query(
+        'RotationMovesLastUse',
+        `UPDATE partners SET secret_rotated_at = now(),
+           last_used_key = CASE WHEN last_used_key IS NULL THEN NULL ELSE 'previous' END
+         WHERE id = $1`,
+        [id],
       );
     },
 

@@ -1,13 +1,14 @@
+import { fork } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Db, DbOptions, Queryable } from './db.js';
 import { assertWithin, labelDbError } from './errors.js';
 import { acquireDirLock } from './lockfile.js';
 
 // Same value shapes as the node-postgres adapter (see postgres.ts), so no caller can tell them apart.
-const parsers = {
+export const parsers = {
   [types.NUMERIC]: (v: string) => Number.parseFloat(v),
   [types.INT8]: (v: string) => Number.parseInt(v, 10),
   [types.DATE]: (v: string) => v,
@@ -33,6 +34,8 @@ function queryable(target: Pick<PGlite, 'query' | 'exec'>): Queryable {
   };
 }
 
+/** What store/pglite-create.ts, the child process, tells this one: the migrations it applied, or why the database was not created. */
+export type CreateOutcome = { applied: string[] } | { error: string };
 /**
  * PGlite's PostgreSQL keeps 128 MB of shared buffers in the process's WebAssembly memory; an
  * embedded database serves one process and its files sit in the OS page cache as well, so 32 MB
@@ -42,46 +45,73 @@ function queryable(target: Pick<PGlite, 'query' | 'exec'>): Queryable {
 const MEMORY = ['-c', 'shared_buffers=32MB'];
 
 /**
- * A new database is created (initdb) in a worker thread that ends with it: the WebAssembly memory
- * initdb grows to (about 450 MB) is never given back by a running process, so created in the
- * service's own thread it would stay resident for the service's whole life.
+ * A new database is created (initdb) and migrated in a child process that ends with it
+ * (store/pglite-create.ts). The WebAssembly memory initdb grows to (about 450 MB) is never given
+ * back by a running process, and a worker thread was not enough either: the memory the process's
+ * allocator kept after the worker ended (its arenas, not the WebAssembly memory) stayed resident
+ * for the service's whole life, 90–130 MB more at idle than a later start (docs/benchmarks.md).
+ * Resolves to the migrations applied there; a migration that fails there is left to the caller's
+ * `migrate`, which fails the same way and reports it as on any start.
  */
-async function createInWorker(dir: string): Promise<void> {
-  const worker = new Worker(
-    `const { workerData, parentPort } = require('node:worker_threads');
-     import(workerData.pglite).then(async ({ PGlite }) => {
-       const db = await PGlite.create(workerData.dir);
-       await db.close();
-       parentPort.postMessage('created');
-     }).catch((error) => parentPort.postMessage(String(error && error.stack || error)));`,
-    { eval: true, workerData: { dir, pglite: import.meta.resolve('@electric-sql/pglite') } },
+async function createInChild(dir: string): Promise<string[]> {
+  const entry = fileURLToPath(
+    new URL(`./pglite-create${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url),
   );
-  const outcome = await new Promise<unknown>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
+  // The same loaders (tsx when run from the sources), without a debugger's port it could not take.
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect'));
+  const child = fork(entry, [dir], { execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk;
   });
-  await worker.terminate();
-  if (outcome !== 'created') throw new Error(`Creating the embedded database failed: ${String(outcome)}`);
+  let outcome: CreateOutcome | undefined;
+  child.on('message', (message: CreateOutcome) => {
+    outcome = message;
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (outcome && 'applied' in outcome && code === 0) return outcome.applied;
+  const reason = outcome && 'error' in outcome ? outcome.error : stderr.trim() || `exit code ${code}`;
+  throw new Error(`Creating the embedded database failed: ${reason}`);
 }
+
+const EMBEDDED_LISTENING = {
+  live: true,
+  detail: 'embedded database: one connection, notifications arrive with the commit that sends them',
+};
 
 /**
  * Opens the embedded database in `<dataDir>/pglite`. PGlite has no multi-process support: two
  * processes writing the same directory corrupt it. A lock file held for the life of the process
  * makes the second one fail at start with a clear message instead.
  */
-
 export async function openPglite(dataDir: string, _options: DbOptions): Promise<Db> {
   const dir = path.resolve(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const lock = acquireDirLock(path.resolve(dataDir, 'pglite.lock'), dir);
   let db: PGlite;
+  let appliedAtCreation: string[] = [];
   try {
-    if (!existsSync(path.join(dir, 'PG_VERSION'))) await createInWorker(dir);
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) appliedAtCreation = await createInChild(dir);
     db = await PGlite.create(dir, { parsers, startParams: [...PGlite.defaultStartParams, ...MEMORY] });
   } catch (error) {
     lock.release();
     throw error;
   }
+  return {
+    ...pgliteDb(db, () => lock.release()),
+    takeAppliedAtCreation() {
+      const applied = appliedAtCreation;
+      appliedAtCreation = [];
+      return applied;
+    },
+  };
+}
+
+/** `db` as the rest of the code sees a database; `release` runs once it is closed. */
+export function pgliteDb(db: PGlite, release: () => void): Db {
   const root = queryable(db);
   return {
     kind: 'pglite',
@@ -103,16 +133,17 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
     // One process, one connection: a notification arrives with the commit that sent it.
     async listen(channel, handlers) {
       const unlisten = await db.listen(channel, () => handlers.onNotify());
-      handlers.onLive(true);
+      handlers.onLive(true, EMBEDDED_LISTENING.detail);
       return async () => {
         await unlisten().catch(() => {});
       };
     },
+    listening: () => EMBEDDED_LISTENING,
     async close() {
       try {
         await db.close();
       } finally {
-        lock.release();
+        release();
       }
     },
   };

@@ -12,6 +12,8 @@ export interface FailureInput {
   key: KeyState | null;
   method: string;
   route: string;
+  /** The listing the path named, when the route has one (absent: none). */
+  listing?: string | null;
   status: number;
   code: string | null;
   message: string | null;
@@ -35,8 +37,10 @@ export const USAGE_COUNTS = [
   'itemsWritten',
   'itemsFailed',
   'failuresNotKept',
+  'previousKeyRequests',
+  'retiredKeyRequests',
 ] as const;
-export type UsageCounts = Record<(typeof USAGE_COUNTS)[number], number>;
+type UsageCounts = Record<(typeof USAGE_COUNTS)[number], number>;
 export const noUsage = (): UsageCounts =>
   Object.fromEntries(USAGE_COUNTS.map((name) => [name, 0])) as UsageCounts;
 
@@ -51,11 +55,17 @@ export interface FailureFilter {
   status?: { min: number; max: number };
   code?: string;
   since?: string;
+  /** Before this instant (exclusive). */
+  until?: string;
+  /** The route as recorded (/listings/{listing}), exactly. */
+  route?: string;
+  /** The secret sent; null: none identified the partner. */
+  key?: KeyState | null;
   requestId?: string;
 }
 
 const FAILURE_COLUMNS = `f.id::text AS id, f.at, f.request_id, f.partner_id, p.name AS partner_name, f.key,
-  f.method, f.route, f.status, f.code, f.message, f.issues, f.issue_count, f.duration_ms`;
+  f.method, f.route, f.listing, f.status, f.code, f.message, f.issues, f.issue_count, f.duration_ms`;
 
 function toFailure(row: Record<string, unknown>): FailureRecord {
   return {
@@ -67,6 +77,7 @@ function toFailure(row: Record<string, unknown>): FailureRecord {
     key: (row.key as KeyState | null) ?? null,
     method: row.method as string,
     route: row.route as string,
+    listing: (row.listing as string | null) ?? null,
     status: Number(row.status),
     code: (row.code as string | null) ?? null,
     message: (row.message as string | null) ?? null,
@@ -89,22 +100,25 @@ export function requestRecordStore(db: Queryable) {
         'WriteRequestRecords',
         `WITH failures AS (
            INSERT INTO request_failures
-             (at, request_id, partner_id, key, method, route, status, code, message, issues, issue_count, duration_ms)
-           SELECT r.at, r."requestId", r."partnerId", r.key, r.method, r.route, r.status, r.code, r.message,
+             (at, request_id, partner_id, key, method, route, listing, status, code, message, issues, issue_count,
+              duration_ms)
+           SELECT r.at, r."requestId", r."partnerId", r.key, r.method, r.route, r.listing, r.status, r.code, r.message,
                   coalesce(r.issues, '[]'::jsonb), r."issueCount", r."durationMs"
            FROM jsonb_to_recordset($1::jsonb) AS r(at timestamptz, "requestId" text, "partnerId" uuid, key text,
-             method text, route text, status smallint, code text, message text, issues jsonb,
+             method text, route text, listing text, status smallint, code text, message text, issues jsonb,
              "issueCount" integer, "durationMs" real)
            RETURNING 1
          )
          INSERT INTO partner_usage AS u
            (partner_id, minute, requests, client_errors, server_errors, rate_limited, items_written,
-            items_failed, failures_not_kept)
+            items_failed, failures_not_kept, previous_key_requests, retired_key_requests)
          SELECT r."partnerId", r.minute, r.requests, r."clientErrors", r."serverErrors", r."rateLimited",
-                r."itemsWritten", r."itemsFailed", r."failuresNotKept"
+                r."itemsWritten", r."itemsFailed", r."failuresNotKept", r."previousKeyRequests",
+                r."retiredKeyRequests"
          FROM jsonb_to_recordset($2::jsonb) AS r("partnerId" uuid, minute timestamptz, requests integer,
            "clientErrors" integer, "serverErrors" integer, "rateLimited" integer, "itemsWritten" integer,
-           "itemsFailed" integer, "failuresNotKept" integer)
+           "itemsFailed" integer, "failuresNotKept" integer, "previousKeyRequests" integer,
+           "retiredKeyRequests" integer)
          ON CONFLICT (partner_id, minute) DO UPDATE SET
            requests = u.requests + excluded.requests,
            client_errors = u.client_errors + excluded.client_errors,
@@ -112,7 +126,9 @@ export function requestRecordStore(db: Queryable) {
            rate_limited = u.rate_limited + excluded.rate_limited,
            items_written = u.items_written + excluded.items_written,
            items_failed = u.items_failed + excluded.items_failed,
-           failures_not_kept = u.failures_not_kept + excluded.failures_not_kept`,
+           failures_not_kept = u.failures_not_kept + excluded.failures_not_kept,
+           previous_key_requests = u.previous_key_requests + excluded.previous_key_requests,
+           retired_key_requests = u.retired_key_requests + excluded.retired_key_requests`,
         [JSON.stringify(failures), JSON.stringify(usage)],
       );
     },
@@ -133,6 +149,10 @@ export function requestRecordStore(db: Queryable) {
       }
       if (filter.code !== undefined) add((p) => `f.code = ${p}`, filter.code);
       if (filter.since !== undefined) add((p) => `f.at >= ${p}::timestamptz`, filter.since);
+      if (filter.until !== undefined) add((p) => `f.at < ${p}::timestamptz`, filter.until);
+      if (filter.route !== undefined) add((p) => `f.route = ${p}`, filter.route);
+      if (filter.key === null) where.push('f.key IS NULL');
+      else if (filter.key !== undefined) add((p) => `f.key = ${p}`, filter.key);
       if (filter.requestId !== undefined) add((p) => `f.request_id = ${p}`, filter.requestId);
       if (before !== null) add((p) => `f.id < ${p}::bigint`, before);
       params.push(limit);
@@ -146,18 +166,25 @@ export function requestRecordStore(db: Queryable) {
       return rows.map(toFailure);
     },
 
-    /** Per-bucket sums over [since, now) for one partner (or NO_PARTNER); buckets of `bucketMinutes`. */
-    async usage(partnerId: string, since: string, bucketMinutes: number) {
+    /**
+     * Per-bucket sums over [since, now) for one partner (or NO_PARTNER); buckets of `bucketMinutes`,
+     * aligned on multiples of it since the epoch, or from `since` when `fromSince`.
+     */
+    async usage(partnerId: string, since: string, bucketMinutes: number, fromSince = false) {
+      const origin = fromSince ? Date.parse(since) / 1000 : 0;
       const rows = await db.query(
         'PartnerUsage',
-        `SELECT to_timestamp(floor(extract(epoch FROM minute) / ($3 * 60)) * ($3 * 60)) AS bucket,
+        `SELECT to_timestamp($4::double precision
+                  + floor((extract(epoch FROM minute) - $4::double precision) / ($3 * 60)) * ($3 * 60)) AS bucket,
                 sum(requests)::bigint AS requests, sum(client_errors)::bigint AS client_errors,
                 sum(server_errors)::bigint AS server_errors, sum(rate_limited)::bigint AS rate_limited,
                 sum(items_written)::bigint AS items_written, sum(items_failed)::bigint AS items_failed,
-                sum(failures_not_kept)::bigint AS failures_not_kept
+                sum(failures_not_kept)::bigint AS failures_not_kept,
+                sum(previous_key_requests)::bigint AS previous_key_requests,
+                sum(retired_key_requests)::bigint AS retired_key_requests
          FROM partner_usage WHERE partner_id = $1 AND minute >= $2::timestamptz
          GROUP BY bucket ORDER BY bucket`,
-        [partnerId, since, bucketMinutes],
+        [partnerId, since, bucketMinutes, origin],
       );
       return rows.map((row) => ({
         start: (row.bucket as Date).toISOString(),
@@ -168,6 +195,8 @@ export function requestRecordStore(db: Queryable) {
         itemsWritten: Number(row.items_written),
         itemsFailed: Number(row.items_failed),
         failuresNotKept: Number(row.failures_not_kept),
+        previousKeyRequests: Number(row.previous_key_requests),
+        retiredKeyRequests: Number(row.retired_key_requests),
       }));
     },
 

@@ -269,7 +269,7 @@ const putTargets = [...news, ...byReference.filter((t) => t.kind === 'listing' &
 const none: Target[] = [{ kind: 'none' }];
 
 /**
- * Status and DELETE by reference. References are the caller's own namespace: another partner's
+ * Status, PATCH and DELETE by reference. References are the caller's own namespace: another partner's
  * reference is "not found", wherever its listing is; the caller's own, at a dealer now outside its
  * scope, is forbidden.
  */
@@ -397,6 +397,14 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     endpoint: 'DELETE /listings/{ref}',
+    scope: 'write:listings',
+    phase: 'write',
+    targets: byReference,
+    expect: ownReferenceOnly,
+  },
+  {
+    // A patch never creates: another partner's reference is "not found" like status and DELETE.
+    endpoint: 'PATCH /listings/{ref}',
     scope: 'write:listings',
     phase: 'write',
     targets: byReference,

@@ -287,6 +287,7 @@ const contentTypes = fc.constantFrom(
   'text/plain',
   'application/x-www-form-urlencoded',
   'application/jsonx',
+  'application/merge-patch+json',
   undefined,
 );
 

@@ -1,16 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type Config, parseConfig } from '../../src/config.js';
 import { createLogger, type Running, start } from '../../src/runtime.js';
-import { httpsCall } from './https-call.js';
+import { keptAliveClient } from './https-call.js';
 import { embedded, seedEmbeddedDb } from './pglite-template.js';
 
 /**
  * Boots the real service (real database, real HTTPS listener on a free port) the way
  * `forecourt serve` does. The database is PGlite in a fresh temp dir, or PostgreSQL when the
- * DATABASE_URL environment variable is set (then test files share it: use unique codes).
+ * DATABASE_URL environment variable is set (then test files share it: use unique codes; with
+ * DATABASE_DIRECT_URL and DATABASE_POOL_MODE too when DATABASE_URL is a pooler).
  */
 /** The partner API's base path. */
 export const EXT = '/api/external/v1';
@@ -45,7 +46,7 @@ export interface Reply {
 
 export async function bootApp(
   env: Record<string, string> = {},
-  options: { dataDir?: string; keepData?: boolean } = {},
+  options: { dataDir?: string; keepData?: boolean; clock?: MovableClock } = {},
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-'));
   if (!options.dataDir && embedded(env)) await seedEmbeddedDb(dataDir);
@@ -60,16 +61,21 @@ export async function bootApp(
     RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    // Behind a pooler (.ci/run's PgBouncer passes): the way around it, and its mode.
+    ...(process.env.DATABASE_URL && process.env.DATABASE_DIRECT_URL
+      ? { DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL }
+      : {}),
+    ...(process.env.DATABASE_POOL_MODE ? { DATABASE_POOL_MODE: process.env.DATABASE_POOL_MODE } : {}),
     ...env,
   });
-  const running = await start(config, createLogger(config));
+  const running = await start(config, createLogger(config), options.clock ? { now: options.clock.now } : {});
   const ca = readFileSync(path.join(dataDir, 'tls', 'localhost-cert.pem'), 'utf8');
-  const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
+  const client = keptAliveClient(ca);
   const url = `https://127.0.0.1:${running.port}`;
   const adminToken = running.adminToken;
 
   const call = (method: string, urlPath: string, options: CallOptions = {}): Promise<Reply> =>
-    httpsCall(url, dispatcher, method, urlPath, {
+    client.call(url, method, urlPath, {
       ...options,
       headers: {
         ...(options.headers ?? {}),
@@ -82,7 +88,9 @@ export async function bootApp(
     config,
     running,
     dataDir,
-    dispatcher,
+    get dispatcher() {
+      return client.dispatcher;
+    },
     call,
     async admin(method, urlPath, body) {
       const reply = await call(method, `/api/admin/v1${urlPath}`, {
@@ -94,16 +102,31 @@ export async function bootApp(
     },
     async close() {
       await running.close();
-      await dispatcher.close();
+      await client.close();
       if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-/** Limits count per calendar minute: start a sequence early enough in one that it cannot roll over. */
-export async function freshWindow(neededS = 15): Promise<void> {
-  const into = (Date.now() % 60_000) / 1000;
-  if (into > 60 - neededS) await new Promise((r) => setTimeout(r, (60 - into + 0.2) * 1000));
+/**
+ * The clock of a service's rate-limit windows, for bootApp: `fresh()` moves it to the start of
+ * the next minute, so a sequence of requests counts in one window without waiting for it.
+ */
+export interface MovableClock {
+  now(): number;
+  /** To just after the start of the next calendar minute (as the service counts it). */
+  fresh(): void;
+}
+
+export function movableClock(): MovableClock {
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  return {
+    now,
+    fresh() {
+      offset += 60_000 - (now() % 60_000) + 50;
+    },
+  };
 }
 
 /** A suffix that keeps codes unique when test files share one PostgreSQL database. */

@@ -19,7 +19,9 @@ function templateKey(): string {
   while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
   const hash = createHash('sha256').update(readFileSync(path.join(dir, 'package.json')));
   // How the service creates an embedded database, too: a change there must not reuse old templates.
-  hash.update(readFileSync(fileURLToPath(import.meta.resolve('../../src/store/pglite.ts'))));
+  for (const file of ['pglite.ts', 'pglite-create.ts']) {
+    hash.update(readFileSync(fileURLToPath(import.meta.resolve(`../../src/store/${file}`))));
+  }
   for (const m of loadMigrations()) hash.update(m.name).update(m.sql);
   return hash.digest('hex').slice(0, 16);
 }
@@ -27,9 +29,12 @@ function templateKey(): string {
 let ready: Promise<string> | undefined;
 
 async function template(): Promise<string> {
-  const final = path.join(os.tmpdir(), `forecourt-test-template-${templateKey()}`);
+  // npm test keeps each run's temporary files in a directory of its own, removed at the end, and
+  // the templates beside it, where the next run finds them (scripts/test.mjs).
+  const dir = process.env.FORECOURT_TEST_TEMPLATES ?? os.tmpdir();
+  const final = path.join(dir, `forecourt-test-template-${templateKey()}`);
   if (existsSync(path.join(final, 'PG_VERSION'))) return final;
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-template-building-'));
+  const scratch = mkdtempSync(path.join(dir, 'forecourt-test-template-building-'));
   try {
     const db = await openPglite(scratch, {
       dataDir: scratch,

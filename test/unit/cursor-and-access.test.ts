@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Access, assertInScope, inScope, narrow } from '../../src/domain/access.js';
-import { cursorCodec, fingerprint } from '../../src/domain/cursor.js';
+import { cursorCodec, filterParts, fingerprint } from '../../src/domain/cursor.js';
 import { ProblemError } from '../../src/domain/errors.js';
 
 // Sync cursors and access scopes: pure rules, no service.
@@ -42,6 +42,22 @@ test('a cursor that was altered, forged, truncated or issued for other filters i
   );
   assert.match(
     refusal(() => codec.decode(cursor, fingerprint({ status: 'sold', mine: false }))),
+    /was issued for other filters/,
+  );
+});
+
+test('a cursor sent with other filters names the filters that differ', () => {
+  const issued = { context: '', status: 'active', mine: false, dealerIds: [] };
+  const cursor = codec.encode(position, fingerprint(issued), filterParts(issued));
+  const now = { ...issued, status: 'all', dealerIds: ['x'] };
+  assert.match(
+    refusal(() => codec.decode(cursor, fingerprint(now), filterParts(now))),
+    /^400 INVALID_QUERY: cursor: was issued with a different dealerId \(or locationId, profileId\), status; send them as in the request/,
+  );
+  // A cursor from before filters were named (no parts) still gets the general answer.
+  const old = codec.encode(position, fingerprint(issued));
+  assert.match(
+    refusal(() => codec.decode(old, fingerprint(now), filterParts(now))),
     /was issued for other filters/,
   );
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isValidReference, listingBodySchema, toListingWrite } from '../../src/domain/listing-input.js';
+import { isValidReference, listingBodySchema, toListingWrite } from '../../src/domain/listings/input.js';
 
 // The listing write shape as pure rules: what a body becomes, and what it is refused for.
 const schema = listingBodySchema({

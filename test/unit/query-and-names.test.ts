@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { listingsQuery } from '../../src/api/external/v1/listing-query-schema.js';
+import { listingsQuery } from '../../src/api/external/v1/listings/query-schema.js';
 import { booleanParam, dateTimeParam } from '../../src/api/schemas/query.js';
 import { matchEnum } from '../../src/domain/enums.js';
 import { makeSlug } from '../../src/domain/slug.js';
@@ -35,6 +35,11 @@ test('booleans take true/false/1/0 in any case; dates take the documented forms 
   }
   assert.ok(!booleanParam.safeParse('yes').success);
   assert.equal(dateTimeParam.parse('2026-11-22 10:00:00 01:00').toISOString(), '2026-11-22T09:00:00.000Z');
+  // A space between date and time, no offset: UTC (the document's pattern allows it, so the
+  // parser must not read the time as an offset; found by Stoplight Prism).
+  assert.equal(dateTimeParam.parse('2026-11-26 02:00').toISOString(), '2026-11-26T02:00:00.000Z');
+  assert.equal(dateTimeParam.parse('2026-11-26 02:00 01:00').toISOString(), '2026-11-26T01:00:00.000Z');
+  assert.equal(dateTimeParam.parse('2026-11-26T02:00:30.5 0100').toISOString(), '2026-11-26T01:00:30.500Z');
   assert.ok(!dateTimeParam.safeParse('2021-02-30').success);
   assert.ok(!dateTimeParam.safeParse('yesterday').success);
 });
@@ -45,6 +50,25 @@ test('enumerations: values in any case and with any separator, aliases, accents 
   assert.equal(matchEnum('fuelType', 'EV'), 'electric');
   assert.equal(matchEnum('fuelType', 'Électrique'), matchEnum('fuelType', 'electrique'));
   assert.equal(matchEnum('fuelType', 'steam'), undefined);
+});
+
+test('transmission: CVT and dual-clutch gearboxes (DSG, S tronic) are automatic; a clutchless manual is semi-automatic', () => {
+  for (const word of [
+    'CVT',
+    'e-CVT',
+    'DSG',
+    'dsg',
+    'DCT',
+    'EDC',
+    'S tronic',
+    'S-Tronic',
+    'PDK',
+    'Tiptronic',
+  ]) {
+    assert.equal(matchEnum('transmission', word), 'automatic', word);
+  }
+  assert.equal(matchEnum('transmission', 'Semi-automaat'), 'semi_automatic');
+  assert.equal(matchEnum('transmission', 'Halfautomaat'), 'semi_automatic');
 });
 
 test('slugs: lowercase ASCII words, accents dropped, a random suffix, never empty', () => {

@@ -18,31 +18,56 @@ export function listingMethods(api: Api): ForecourtClient['listings'] {
       return (await unwrap(call)).data.data;
     },
 
+    async getWithEtag(id, options) {
+      const call = raw.GET('/listings/{listing}', {
+        params: { path: { listing: id } },
+        ...api.init(options),
+      });
+      const { data, response } = await unwrap(call);
+      return { listing: data.data, etag: etagOf(response) };
+    },
+
     async put(externalReference, listing, options = {}) {
       const call = raw.PUT('/listings/{listing}', {
-        params: { path: { listing: externalReference }, query: dryRun(options.dryRun) },
+        params: {
+          path: { listing: externalReference },
+          query: dryRun(options.dryRun),
+          header: ifMatch(options.ifMatch),
+        },
         body: listing,
         ...api.init(options),
       });
-      return (await unwrap(call)).data.data;
+      return versioned(await unwrap(call));
     },
 
-    async setStatus(externalReference, status, options) {
+    async patch(externalReference, patch, options = {}) {
+      const call = raw.PATCH('/listings/{listing}', {
+        params: { path: { listing: externalReference }, header: ifMatch(options.ifMatch) },
+        body: patch,
+        headers: { 'content-type': 'application/merge-patch+json' },
+        ...api.init(options),
+      });
+      return versioned(await unwrap(call));
+    },
+
+    async setStatus(externalReference, status, options = {}) {
       const call = raw.POST('/listings/{externalReference}/status', {
-        params: { path: { externalReference } },
+        params: { path: { externalReference }, header: ifMatch(options.ifMatch) },
         body: { status },
         ...api.init(options),
       });
-      return (await unwrap(call)).data.data;
+      return versioned(await unwrap(call));
     },
 
-    async markSold(externalReference, options) {
+    async markSold(externalReference, options = {}) {
       const call = raw.DELETE('/listings/{listing}', {
-        params: { path: { listing: externalReference } },
+        params: { path: { listing: externalReference }, header: ifMatch(options.ifMatch) },
         ...api.init(options),
       });
-      return (await unwrap(call)).data.data;
+      return versioned(await unwrap(call));
     },
+
+    remove: (externalReference, options) => methods.markSold(externalReference, options),
 
     async bulkUpsert(items, options = {}) {
       const call = raw.POST('/listings/bulk-upsert', {
@@ -57,4 +82,17 @@ export function listingMethods(api: Api): ForecourtClient['listings'] {
     upsertMany: (items, options) => upsertMany(api, items, options),
   };
   return methods;
+}
+
+/** The If-Match header when asked for; absent otherwise. */
+const ifMatch = (value: string | undefined) => (value === undefined ? {} : { 'If-Match': value });
+
+/** The ETag of an answer (every listing answer carries one). */
+function etagOf(response: Response): string {
+  return response.headers.get('etag') ?? '';
+}
+
+/** A write's `data` with the listing's new ETag beside it. */
+function versioned<T>({ data, response }: { data: { data: T }; response: Response }): T & { etag: string } {
+  return { ...data.data, etag: etagOf(response) };
 }

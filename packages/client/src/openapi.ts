@@ -37,14 +37,14 @@ export interface paths {
         };
         /**
          * Get one listing by its service UUID
-         * @description Answers with an ETag; send it back as If-None-Match to get 304 Not Modified while the listing (and its dealer) is unchanged.
+         * @description Answers with an ETag; send it back as If-None-Match to get 304 Not Modified while the listing (and its dealer) is unchanged, or as If-Match on a write (PUT, PATCH, status, DELETE) so that it applies only to this version. Not your reference: to read by your own reference use GET /listings?externalReference=…&status=all.
          *
          *     Scope: `read:listings`.
          */
         get: operations["getListing"];
         /**
          * Create or replace a listing by your reference
-         * @description Upsert: 201 when the reference was new, 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry.
+         * @description Upsert: 201 when the reference was new, 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry. With If-Match, the write applies only to that version of the listing (412 otherwise; `If-Match: *`: only if the listing exists).
          *
          *     Scope: `write:listings`.
          */
@@ -57,7 +57,13 @@ export interface paths {
         delete: operations["markListingSold"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change some fields of a listing (JSON Merge Patch)
+         * @description Send only the fields that change (`Content-Type: application/merge-patch+json` or `application/json`); null clears an optional field. The listing that results is validated as a whole, as in PUT. An unknown reference is 404: a patch never creates. A patch that changes nothing answers outcome `unchanged`, and updatedAt stays. With If-Match, the patch applies only to that version (412 otherwise).
+         *
+         *     Scope: `write:listings`.
+         */
+        patch: operations["patchListing"];
         trace?: never;
     };
     "/listings/bulk-upsert": {
@@ -351,7 +357,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "listings.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Listings changed
+         * @description POSTed to your endpoint with the listings in your scope (and its filter) that changed since the previous delivery, 1 to 100 at a time, in order; the next waits for your 2xx.
+         */
+        post: operations["webhookListingsChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test delivery
+         * @description POSTed by POST /webhooks/{id}/test, signed like every delivery (with both secrets during a rotation), with no listings. It does not move the endpoint.
+         */
+        post: operations["webhookPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A listing as you send it. title is always required. Rules across fields, which the service checks: a listing on offer (status active or pending) needs a price, and a new listing without a status becomes active, so it needs a price unless you send status sold or draft; a new listing needs dealerProfileId or dealerLocationCode unless your secret has exactly one root profile; dealerProfileId wins over dealerLocationCode. Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated fields accept the values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, slug, createdAt, …) are accepted and ignored; an unknown field is refused (VALIDATION_FAILED, unknown_field, with the closest known name). */
@@ -366,6 +413,103 @@ export interface components {
             status?: string | null;
             /** @description Required: 1 to 200 characters, not only spaces. */
             title: string;
+            description?: string | null;
+            price?: number | null;
+            currency?: string | null;
+            brand?: string | null;
+            model?: string | null;
+            variant?: string | null;
+            year?: number | null;
+            mileage?: number | null;
+            /** @description One of: petrol, diesel, electric, hybrid, plugin_hybrid, lpg, cng, hydrogen, ethanol, other. Case-insensitive; aliases: GET /reference/enums. */
+            fuelType?: string | null;
+            /** @description One of: manual, automatic, semi_automatic. Case-insensitive; aliases: GET /reference/enums. */
+            transmission?: string | null;
+            /** @description One of: sedan, hatchback, station_wagon, suv, coupe, convertible, mpv, pickup, van, other. Case-insensitive; aliases: GET /reference/enums. */
+            bodyType?: string | null;
+            color?: string | null;
+            interiorColor?: string | null;
+            /** @description One of: cloth, leather, partial_leather, alcantara, velour, other. Case-insensitive; aliases: GET /reference/enums. */
+            interiorMaterial?: string | null;
+            /** @description One of: solid, metallic, pearl, matte. Case-insensitive; aliases: GET /reference/enums. */
+            paintType?: string | null;
+            doors?: number | null;
+            seats?: number | null;
+            gears?: number | null;
+            previousOwners?: number | null;
+            powerKw?: number | null;
+            co2Emission?: number | null;
+            /** @description One of: wltp, nedc. Case-insensitive; aliases: GET /reference/enums. */
+            co2Type?: string | null;
+            /** @description One of: euro1, euro2, euro3, euro4, euro5, euro6, euro6c, euro6d_temp, euro6d, euro7. Case-insensitive; aliases: GET /reference/enums. */
+            emissionClass?: string | null;
+            firstRegistration?: string | null;
+            /** @description One of: fwd, rwd, awd. Case-insensitive; aliases: GET /reference/enums. */
+            driveType?: string | null;
+            weight?: number | null;
+            fuelConsumption?: number | null;
+            serviceHistory?: boolean | null;
+            warranty?: boolean | null;
+            warrantyMonths?: number | null;
+            /** @description One of: margin, vat_deductible. Case-insensitive; aliases: GET /reference/enums. */
+            vehicleType?: string | null;
+            conditionTags?: (string | null)[] | null;
+            engine?: string | null;
+            vin?: string | null;
+            historyReportUrl?: string | null;
+            historyReport?: string | null;
+            history_report_url?: string | null;
+            historyReportNumber?: string | null;
+            postalCode?: string | null;
+            city?: string | null;
+            province?: string | null;
+            latitude?: number | null;
+            longitude?: number | null;
+            location?: {
+                postalCode?: string | null;
+                city?: string | null;
+                province?: string | null;
+                latitude?: number | null;
+                longitude?: number | null;
+            } | null;
+            images?: (string | {
+                /** @description An http(s) URL. */
+                url: string;
+                position?: number;
+            })[] | null;
+            features?: (string | {
+                category: string;
+                name: string;
+            })[] | null;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            id?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            slug?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            listingUrl?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            externalProvider?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            dealer?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            createdAt?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            updatedAt?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            soldAt?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            mainImageUrl?: unknown;
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of your listing: only the fields you send change; null clears an optional field; an array (images, features, conditionTags) replaces the whole array. The listing that results is validated as a whole, as in PUT: the same issues (unknown_field included), and the same rules across fields (a price for an active or pending listing). A patch that changes nothing answers outcome unchanged and leaves updatedAt as it was. */
+        ListingPatch: {
+            externalReference?: unknown;
+            external_reference?: unknown;
+            dealerProfileId?: string | null;
+            dealerLocationCode?: string | null;
+            /** @description One of: active, pending, sold, draft. Case-insensitive; aliases: GET /reference/enums. */
+            status?: string | null;
+            /** @description Required: 1 to 200 characters, not only spaces. */
+            title?: string;
             description?: string | null;
             price?: number | null;
             currency?: string | null;
@@ -580,14 +724,17 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "PRECONDITION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 requestId: string;
+                /** @description Every input that failed validation, at most 100 (see issueCount). */
                 issues?: {
                     path: string;
                     message: string;
                     code: string;
                 }[];
+                /** @description Present when there were more issues than the 100 listed: how many there were. */
+                issueCount?: number;
             };
         };
         RequestRecord: {
@@ -684,7 +831,7 @@ export interface operations {
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
                 status?: string;
-                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since. */
+                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. Alias: updated_since. */
                 updatedSince?: string;
                 /** @description Alias of updatedSince. */
                 updated_since?: string;
@@ -769,9 +916,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -969,9 +1116,9 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1109,7 +1256,10 @@ export interface operations {
                 /** @description Validate and resolve everything, write nothing; the answer is the same. */
                 dryRun?: boolean | string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Your own reference for the listing (1 to 128 characters). */
                 listing: string;
@@ -1133,6 +1283,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends. */
                     "RateLimit-Reset"?: number;
+                    /** @description The listing's version after this write (the ETag GET /listings/{id} gives); send it as If-Match on your next write. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1169,6 +1321,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends. */
                     "RateLimit-Reset"?: number;
+                    /** @description The listing's version after this write (the ETag GET /listings/{id} gives); send it as If-Match on your next write. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1195,11 +1349,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -1207,7 +1361,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1301,6 +1455,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description `PRECONDITION_FAILED`: Your If-Match names a version of the listing that is no longer the current one (another write came first), or If-Match is set on a PUT of a reference you do not have yet, or on a bulk upsert (which takes none). The answer's `ETag` header holds the current version when there is one. Read the listing again (GET /listings/{id}, or the ETag of this answer), apply your change to what is there now, and send it with the new ETag. */
+            412: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The listing's current version; absent when you have no listing with this reference. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
             413: {
                 headers: {
@@ -1318,7 +1491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -1412,7 +1585,10 @@ export interface operations {
     markListingSold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Your own reference for the listing. */
                 listing: string;
@@ -1432,6 +1608,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends. */
                     "RateLimit-Reset"?: number;
+                    /** @description The listing's version after this write (the ETag GET /listings/{id} gives); send it as If-Match on your next write. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1452,11 +1630,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -1464,7 +1642,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1558,6 +1736,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description `PRECONDITION_FAILED`: Your If-Match names a version of the listing that is no longer the current one (another write came first), or If-Match is set on a PUT of a reference you do not have yet, or on a bulk upsert (which takes none). The answer's `ETag` header holds the current version when there is one. Read the listing again (GET /listings/{id}, or the ETag of this answer), apply your change to what is there now, and send it with the new ETag. */
+            412: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The listing's current version; absent when you have no listing with this reference. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
             413: {
                 headers: {
@@ -1575,7 +1772,299 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
+            415: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            422: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
+            429: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
+            500: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
+            503: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Your own reference for the listing. */
+                listing: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["ListingPatch"];
+                "application/json": components["schemas"]["ListingPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The listing's version after this write (the ETag GET /listings/{id} gives); send it as If-Match on your next write. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            listingId: string;
+                            externalReference: string;
+                            status: string;
+                            created: boolean;
+                            /**
+                             * @description unchanged: the listing already had this content; its updatedAt did not move.
+                             * @enum {string}
+                             */
+                            outcome: "created" | "updated" | "unchanged" | "superseded";
+                        };
+                        meta: {
+                            partner: {
+                                id: string;
+                                name: string;
+                            };
+                            dryRun?: boolean;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
+             *
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
+             *
+             *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
+             *
+             *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
+             */
+            400: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
+            401: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description `HTTPS_REQUIRED`: The request came over plain HTTP. Use https:// (and treat the secret as exposed if it was sent in clear).
+             *
+             *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
+             *
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             */
+            403: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
+            404: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: A known path with the wrong method; `Allow` lists the right ones. Use a method from `Allow`. */
+            405: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The methods this path allows. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `PRECONDITION_FAILED`: Your If-Match names a version of the listing that is no longer the current one (another write came first), or If-Match is set on a PUT of a reference you do not have yet, or on a bulk upsert (which takes none). The answer's `ETag` header holds the current version when there is one. Read the listing again (GET /listings/{id}, or the ETag of this answer), apply your change to what is there now, and send it with the new ETag. */
+            412: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The listing's current version; absent when you have no listing with this reference. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
+            413: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -1727,6 +2216,8 @@ export interface operations {
                                     message: string;
                                     code: string;
                                 }[];
+                                /** @description Present when the item had more issues than the 100 listed: how many there were. */
+                                issueCount?: number;
                             }[];
                         };
                         meta: {
@@ -1740,11 +2231,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -1752,7 +2243,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -1846,6 +2337,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description `PRECONDITION_FAILED`: Your If-Match names a version of the listing that is no longer the current one (another write came first), or If-Match is set on a PUT of a reference you do not have yet, or on a bulk upsert (which takes none). The answer's `ETag` header holds the current version when there is one. Read the listing again (GET /listings/{id}, or the ETag of this answer), apply your change to what is there now, and send it with the new ETag. */
+            412: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
             413: {
                 headers: {
@@ -1863,7 +2371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -1957,7 +2465,10 @@ export interface operations {
     setListingStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Your own unique reference: 1 to 128 characters, no control characters, no leading or trailing spaces. */
                 externalReference: string;
@@ -1984,6 +2495,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends. */
                     "RateLimit-Reset"?: number;
+                    /** @description The listing's version after this write (the ETag GET /listings/{id} gives); send it as If-Match on your next write. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2004,11 +2517,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -2016,7 +2529,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -2110,6 +2623,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description `PRECONDITION_FAILED`: Your If-Match names a version of the listing that is no longer the current one (another write came first), or If-Match is set on a PUT of a reference you do not have yet, or on a bulk upsert (which takes none). The answer's `ETag` header holds the current version when there is one. Read the listing again (GET /listings/{id}, or the ETag of this answer), apply your change to what is there now, and send it with the new ETag. */
+            412: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The listing's current version; absent when you have no listing with this reference. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: A body over 5 MiB. Send fewer items per request. */
             413: {
                 headers: {
@@ -2127,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2294,9 +2826,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -2443,7 +2975,7 @@ export interface operations {
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
                 status?: string;
-                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22 (midnight UTC). Alias: updated_since. */
+                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. Alias: updated_since. */
                 updatedSince?: string;
                 /** @description Alias of updatedSince. */
                 updated_since?: string;
@@ -2515,9 +3047,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -2678,9 +3210,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -2881,11 +3413,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -2893,7 +3425,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -2987,7 +3519,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -3110,9 +3642,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -3272,11 +3804,11 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -3284,7 +3816,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -3378,7 +3910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -3518,11 +4050,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -3530,7 +4062,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -3641,7 +4173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -3791,11 +4323,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -3803,7 +4335,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -3897,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4020,11 +4552,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -4032,7 +4564,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -4126,7 +4658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4227,7 +4759,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description The `cursor` of an earlier delivery: deliver every change after it again (a replay). */
@@ -4256,11 +4788,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `INVALID_JSON`: The body is not valid JSON. Send a JSON document; check your serializer.
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
              *
-             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs. Send the shape shown for this operation.
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
@@ -4268,7 +4800,7 @@ export interface operations {
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -4379,7 +4911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`. Set the content type. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: A body without `Content-Type: application/json`, or declaring a charset other than UTF-8. Set the content type; send the body encoded as UTF-8. */
             415: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4513,9 +5045,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -4697,9 +5229,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -4863,9 +5395,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -5049,9 +5581,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor). Fix the parameter named in `issues`; do not retry unchanged.
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
              *
-             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host, broken %-encoding in the path). The connection is closed after the answer. Fix your HTTP client or proxy; do not retry unchanged.
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
              */
             400: {
                 headers: {
@@ -5180,6 +5712,92 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    webhookListingsChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id (msg_…): the same on every retry of this delivery. Keep the ids you applied for a few days and skip one that comes again (delivery is at least once). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in seconds since 1970 (UTC). Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your secret after `whsec_`; during a secret rotation two, separated by a space (accept if any verifies). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "listings.changed";
+                    /** @description Each listing as GET /listings/{id} shows it, in its state at delivery, oldest change first ((updatedAt, id) order). */
+                    data: components["schemas"]["Listing"][];
+                    /** @description The endpoint’s position after this delivery: send it to POST /webhooks/{id}/resume to have every later change delivered again (a replay). */
+                    cursor: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the endpoint moves past these listings. Answer within 10 seconds; only the first kilobyte of your answer is kept. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 seconds, or a redirect): the same delivery is retried with backoff; after 3 days of failures the endpoint is disabled. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id (msg_…): the same on every retry of this delivery. Keep the ids you applied for a few days and skip one that comes again (delivery is at least once). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in seconds since 1970 (UTC). Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your secret after `whsec_`; during a secret rotation two, separated by a space (accept if any verifies). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "ping";
+                    /** @description Empty: a test delivery carries no listings. */
+                    data: unknown[];
+                    /** @description The endpoint’s position after this delivery: send it to POST /webhooks/{id}/resume to have every later change delivered again (a replay). */
+                    cursor: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the endpoint moves past these listings. Answer within 10 seconds; only the first kilobyte of your answer is kept. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 seconds, or a redirect): the same delivery is retried with backoff; after 3 days of failures the endpoint is disabled. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -71,6 +71,16 @@ export function createTransport(options: ClientOptions, apiBaseUrl: string): Tra
             });
           } catch (error) {
             signal?.throwIfAborted();
+            // A certificate the client does not accept is refused the same way on every attempt:
+            // say how to fix it now rather than after 5 attempts and 6 seconds of backoff.
+            const certificate = certificateProblem(error);
+            if (certificate) {
+              throw new ForecourtError(
+                0,
+                { code: 'TLS_CERTIFICATE_ERROR', message: `${info.method} ${url}: ${certificate}` },
+                { cause: error },
+              );
+            }
             if (attempt > maxRetries) {
               throw new ForecourtError(
                 0,
@@ -118,6 +128,44 @@ export function createTransport(options: ClientOptions, apiBaseUrl: string): Tra
       };
     },
   };
+}
+
+/** OpenSSL's and Node's codes for a certificate the connection did not accept. */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+]);
+const OTHER_CERTIFICATE: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'the certificate has expired (or this computer’s clock is wrong)',
+  CERT_NOT_YET_VALID: 'the certificate is not valid yet (or this computer’s clock is wrong)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not for this host name: use the name it was issued for',
+  HOSTNAME_MISMATCH: 'the certificate is not for this host name: use the name it was issued for',
+};
+const TRUST =
+  'pass the certificate (its PEM file) as the `ca` option of createClient, or `--ca FILE` ' +
+  '(or FORECOURT_CA) to `forecourt import`; NODE_EXTRA_CA_CERTS=FILE works for any Node.js program. ' +
+  'The demo prints its certificate file as FORECOURT_CA';
+
+/** What is wrong with the service's certificate, and what to do, when that is why the connection failed. */
+export function certificateProblem(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if (UNTRUSTED.has(code)) {
+      return `the service's certificate is not trusted (${code}: ${e.message}). A self-signed or private certificate must be trusted explicitly: ${TRUST}. Not retried: it would fail the same way`;
+    }
+    if (OTHER_CERTIFICATE[code]) {
+      return `the service's certificate was refused (${code}: ${e.message}): ${OTHER_CERTIFICATE[code]}. Not retried: it would fail the same way`;
+    }
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

@@ -28,6 +28,14 @@ type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters
 export type Listing = Schemas['Listing'];
 /** A listing as written (PUT body, bulk item). Bulk items also need `externalReference`. */
 export type ListingInput = Schemas['ListingWrite'];
+/** A JSON Merge Patch of a listing: only the fields named change; null clears one. */
+export type ListingPatch = Schemas['ListingPatch'];
+/** A write's answer with the listing's new version: send `etag` as `ifMatch` on the next write. */
+export type Versioned<T> = T & { etag: string };
+/** Writes to one listing: `ifMatch` (an ETag, or '*') makes the write apply only to that version. */
+export interface VersionedWriteOptions extends CallOptions {
+  ifMatch?: string;
+}
 export type ListingStatus = Listing['status'];
 export type Location = Schemas['Location'];
 export type Dealer = Schemas['Dealer'];
@@ -38,9 +46,15 @@ export type ErrorCode = ErrorBody['code'];
 export type Issue = NonNullable<ErrorBody['issues']>[number];
 
 // Queries.
-export type ListingQuery = Query<'listListings'>;
+/**
+ * The `status` filter: one status, or `all`. The document types it as a string (the service also
+ * takes it in any case), which let `'actve'` compile and fail only at the service.
+ */
+export type StatusFilter = ListingStatus | 'all';
+type WithStatusFilter<Q> = Omit<Q, 'status'> & { status?: StatusFilter };
+export type ListingQuery = WithStatusFilter<Query<'listListings'>>;
 export type LocationQuery = Query<'listLocations'>;
-export type LocationListingsQuery = Query<'listLocationListings'>;
+export type LocationListingsQuery = WithStatusFilter<Query<'listLocationListings'>>;
 /** GET /listings filters for `iterate()`: it pages by cursor, sorted by updatedAt, on its own. */
 export type IterateQuery = Omit<ListingQuery, 'page' | 'page_number' | 'sort'>;
 
@@ -226,16 +240,36 @@ export interface ForecourtClient {
     list(query?: ListingQuery, options?: CallOptions): Promise<ListingPage>;
     /** GET /listings/{id}, by the service's listing UUID. */
     get(id: string, options?: CallOptions): Promise<Listing>;
-    /** PUT /listings/{externalReference}: create or replace your listing. */
+    /** GET /listings/{id} with the listing's ETag, for `ifMatch` on a later write. */
+    getWithEtag(id: string, options?: CallOptions): Promise<{ listing: Listing; etag: string }>;
+    /**
+     * PUT /listings/{externalReference}: create or replace your listing. With `ifMatch`, only that
+     * version is replaced (ForecourtError 412 PRECONDITION_FAILED otherwise; '*': only if it exists).
+     */
     put(
       externalReference: string,
       listing: ListingInput,
-      options?: CallOptions & { dryRun?: boolean },
-    ): Promise<WriteResult>;
+      options?: VersionedWriteOptions & { dryRun?: boolean },
+    ): Promise<Versioned<WriteResult>>;
+    /**
+     * PATCH /listings/{externalReference} (JSON Merge Patch): only the fields named change, null
+     * clears one; 404 for a reference you do not have (a patch never creates).
+     */
+    patch(
+      externalReference: string,
+      patch: ListingPatch,
+      options?: VersionedWriteOptions,
+    ): Promise<Versioned<WriteResult>>;
     /** POST /listings/{externalReference}/status. */
-    setStatus(externalReference: string, status: ListingStatus, options?: CallOptions): Promise<StatusResult>;
+    setStatus(
+      externalReference: string,
+      status: ListingStatus,
+      options?: VersionedWriteOptions,
+    ): Promise<Versioned<StatusResult>>;
     /** DELETE /listings/{externalReference}: status sold (idempotent). */
-    markSold(externalReference: string, options?: CallOptions): Promise<StatusResult>;
+    markSold(externalReference: string, options?: VersionedWriteOptions): Promise<Versioned<StatusResult>>;
+    /** The same as markSold: DELETE /listings/{externalReference}. */
+    remove(externalReference: string, options?: VersionedWriteOptions): Promise<Versioned<StatusResult>>;
     /** POST /listings/bulk-upsert: one request, 1 to 100 items, the service's answer as is. */
     bulkUpsert(items: ListingInput[], options?: CallOptions & { dryRun?: boolean }): Promise<BulkResult>;
     /** Every listing matching `query`, following cursors to the end; resumable (see ListingIterator). */

@@ -10,7 +10,7 @@ import { PARTNER_PREFIX } from '../openapi/document.js';
  */
 export const GUIDES_PREFIX = '/docs/guides';
 
-export const GUIDES = [
+const GUIDES = [
   { slug: 'partner-guide', file: 'partner-guide.md', title: 'Partner guide' },
   { slug: 'api', file: 'api.md', title: 'API overview' },
   { slug: 'sync', file: 'sync.md', title: 'Keeping in sync' },
@@ -29,7 +29,7 @@ const escapeHtml = (text: string) =>
   );
 
 /** GitHub's heading anchors ("## 7. Import a feed file" → 7-import-a-feed-file), so links keep working. */
-export function headingId(text: string): string {
+function headingId(text: string): string {
   return text
     .toLowerCase()
     .replace(/<[^>]+>/g, '')
@@ -43,7 +43,7 @@ export function headingId(text: string): string {
  * the reference → theirs; the web → unchanged. A path of the repository that the service does not
  * serve (../examples/…) → undefined: shown as text, not as a link that would 404.
  */
-export function linkTarget(href: string): string | undefined {
+function linkTarget(href: string): string | undefined {
   if (/^(https?:|mailto:)/i.test(href)) return href;
   if (href.startsWith('#')) return href;
   const [file = '', anchor] = href.split('#');

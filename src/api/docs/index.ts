@@ -4,7 +4,7 @@ import { PARTNER_PREFIX } from '../openapi/document.js';
 import { GUIDES_PREFIX, guidePages } from './guides.js';
 
 /** Where the reference page lives; its assets are under `${DOCS_PREFIX}/static/`. */
-export const DOCS_PREFIX = '/docs';
+const DOCS_PREFIX = '/docs';
 
 /**
  * Content-Security-Policy of the page and its assets. Everything comes from this service: the
@@ -52,7 +52,7 @@ type Json = Record<string, any>;
  * stay in openapi.json for gateways and generated clients, but as inputs on the page they would
  * double every form (about 20 on GET /listings). They are listed in the operation's text instead.
  */
-export function withoutAliasInputs(document: Json): Json {
+function withoutAliasInputs(document: Json): Json {
   const paths: Json = {};
   for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
     paths[template] = {};

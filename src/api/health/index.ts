@@ -35,7 +35,21 @@ export function healthRoutes(
         schema: {
           tags: ['Health'],
           summary: 'Readiness: database reachable, migrations applied, not shutting down',
-          response: { 200: ok.extend({ database: z.string() }), 503: errorResponse },
+          response: {
+            200: ok.extend({
+              database: z.string(),
+              // Not a reason to take the instance out: it serves, reading access per request.
+              partnerAccess: z
+                .object({
+                  cached: z.boolean(),
+                  detail: z.string(),
+                })
+                .describe(
+                  "Whether this instance keeps partners' access (secrets, scopes, dealers) between requests: only while changes are proven to reach it (a notification it sent itself came back)",
+                ),
+            }),
+            503: errorResponse,
+          },
         },
       },
       async (_request, reply) => {
@@ -54,7 +68,12 @@ export function healthRoutes(
           });
         }
         if (pending.length) throw notReady(`migrations not applied: ${pending.join(', ')}`);
-        return { status: 'ok' as const, database: databases.primary.kind };
+        const listening = databases.primary.listening();
+        return {
+          status: 'ok' as const,
+          database: databases.primary.kind,
+          partnerAccess: { cached: listening.live, detail: listening.detail },
+        };
       },
     );
   };

@@ -2,7 +2,9 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { describeErrors } from './error-codes.js';
-import { errorExamples, RESPONSE_EXAMPLES } from './examples.js';
+import { errorExamples } from './error-examples.js';
+import { RESPONSE_EXAMPLES } from './examples.js';
+import { webhookDeliveries } from './webhook-deliveries.js';
 
 /**
  * The partner OpenAPI 3.1 document, generated from the very Zod schemas that validate requests and
@@ -21,7 +23,7 @@ export function documentedPath(path: string): string {
 }
 
 /** Route config of an operation whose body is validated in the domain (per item, for bulk). */
-export interface DocumentedRoute {
+interface DocumentedRoute {
   /** The body shape, for the document only: Fastify does not validate it. */
   documentedBody?: z.ZodType;
   /** Examples of the body, by name. */
@@ -30,7 +32,23 @@ export interface DocumentedRoute {
   documentedResponses?: Record<number, string>;
   /** The route answers with an ETag and honours If-None-Match (GET /listings/{id}). */
   etag?: boolean;
+  /** A write to one listing: answers with its new ETag, honours If-Match (412 when it fails). */
+  ifMatch?: boolean;
 }
+
+const WRITE_ETAG_HEADER = {
+  ETag: {
+    type: 'string',
+    description:
+      "The listing's version after this write (the ETag GET /listings/{id} gives); send it as If-Match on your next write.",
+  },
+};
+const PRECONDITION_ETAG_HEADER = {
+  ETag: {
+    type: 'string',
+    description: "The listing's current version; absent when you have no listing with this reference.",
+  },
+};
 
 const ETAG_HEADER = {
   ETag: {
@@ -99,6 +117,7 @@ const LISTING_PARAM: Record<string, { from: string; description: string }> = {
     from: 'externalReference',
     description: 'Your own reference for the listing (1 to 128 characters).',
   },
+  PATCH: { from: 'externalReference', description: 'Your own reference for the listing.' },
   DELETE: { from: 'externalReference', description: 'Your own reference for the listing.' },
 };
 
@@ -131,6 +150,11 @@ export const swaggerOptions: SwaggerOptions = {
       },
       { name: 'Locations', description: 'Dealer locations (profiles) in your access scope.' },
       { name: 'Reference', description: 'Allowed values of enumerated fields.' },
+      {
+        name: 'Webhooks',
+        description:
+          'Changes pushed to your HTTPS endpoint, signed (Standard Webhooks); the deliveries are described under webhooks.',
+      },
       {
         name: 'Requests',
         description:
@@ -200,6 +224,8 @@ export const swaggerOptions: SwaggerOptions = {
         ...(code === 429 || code === 503 ? RETRY_AFTER : {}),
         ...(code === 405 ? { Allow: { type: 'string', description: 'The methods this path allows.' } } : {}),
         ...(config.etag && code === 200 ? ETAG_HEADER : {}),
+        ...(config.ifMatch && (code === 200 || code === 201) ? WRITE_ETAG_HEADER : {}),
+        ...(config.ifMatch && code === 412 ? PRECONDITION_ETAG_HEADER : {}),
       };
       // Real examples (examples.ts): without them the page generates misleading ones.
       const examples = code >= 400 ? errorExamples(code, write) : RESPONSE_EXAMPLES[out.operationId]?.[code];
@@ -239,6 +265,19 @@ export const swaggerOptions: SwaggerOptions = {
         },
       };
     }
+    if (config.ifMatch) {
+      // For the document only, as If-None-Match above: the handler reads the header itself.
+      out.headers = {
+        type: 'object',
+        properties: {
+          'If-Match': {
+            type: 'string',
+            description:
+              'An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them.',
+          },
+        },
+      };
+    }
     return { schema: out as never, url: `${PARTNER_PREFIX}${path}` };
   },
   transformObject: (documentObject) => {
@@ -248,11 +287,26 @@ export const swaggerOptions: SwaggerOptions = {
         const examples = bodyExamples.get(operation.operationId);
         const media = operation.requestBody?.content?.['application/json'];
         if (examples && media) media.examples = examples;
+        // A merge patch has a media type of its own (RFC 7396); application/json is taken too.
+        if (operation.operationId === 'patchListing' && media) {
+          operation.requestBody.content = {
+            'application/merge-patch+json': media,
+            'application/json': media,
+          };
+        }
+        // Resume takes a body only for a replay: without one it resumes where deliveries stopped.
+        if (OPTIONAL_BODIES.has(operation.operationId) && operation.requestBody) {
+          operation.requestBody.required = false;
+        }
       }
     }
+    document.webhooks = webhookDeliveries();
     return withoutSafeIntegerBounds(withoutUnusedComponents(document));
   },
 };
+
+/** Operations whose body may be left out altogether. */
+const OPTIONAL_BODIES = new Set(['resumeWebhookEndpoint']);
 
 /** listListings, getListing, putListing, bulkUpsertListings, setListingStatus, deleteListing, … */
 function operationId(method: string, path: string): string {
@@ -260,6 +314,7 @@ function operationId(method: string, path: string): string {
     'GET /listings': 'listListings',
     'GET /listings/:listing': 'getListing',
     'PUT /listings/:listing': 'upsertListing',
+    'PATCH /listings/:listing': 'patchListing',
     'DELETE /listings/:listing': 'markListingSold',
     'POST /listings/bulk-upsert': 'bulkUpsertListings',
     'POST /listings/:externalReference/status': 'setListingStatus',

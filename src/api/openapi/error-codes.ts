@@ -12,7 +12,7 @@ export const ERROR_CODES = Object.fromEntries(
 ) as Record<ErrorCodeName, ProblemKind>;
 
 /** The codes a response of this status may carry, for an operation that reads or writes. */
-export function codesFor(status: number, write: boolean): ErrorCodeName[] {
+function codesFor(status: number, write: boolean): ErrorCodeName[] {
   return (Object.entries(ERROR_CODES) as [ErrorCodeName, ProblemKind][])
     .filter(([, c]) => c.status === status && (write || !c.writeOnly))
     .map(([name]) => name);

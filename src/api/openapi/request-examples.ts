@@ -1,9 +1,18 @@
+import { ENUMS } from '../../domain/enums.js';
+import { messages } from '../../domain/messages.js';
+
 /**
  * Examples of the request-record operations for the reference page. test/openapi.test.ts
  * validates each against the schema it illustrates.
  */
 
 type Example = { summary: string; value: unknown };
+
+/** What a body with fuelType "steam" and price 21950.505 is refused for. */
+export const recordIssues = [
+  { path: 'price', message: messages.atMostTwoDecimals(), code: 'custom' },
+  { path: 'fuelType', message: messages.notAllowed('steam', ENUMS.fuelType.values), code: 'custom' },
+];
 
 const record = {
   requestId: 'sync-2026-11-25-0042',
@@ -12,16 +21,8 @@ const record = {
   route: '/listings/{listing}',
   status: 422,
   code: 'VALIDATION_FAILED',
-  message: 'The listing has 2 invalid fields: fuelType, price.',
-  issues: [
-    {
-      path: 'fuelType',
-      message:
-        '"steam" is not allowed; allowed: petrol, diesel, electric, hybrid, plug_in_hybrid, lpg, cng, hydrogen, other',
-      code: 'invalid_value',
-    },
-    { path: 'price', message: 'must have at most 2 decimals', code: 'custom' },
-  ],
+  message: messages.invalidListing(recordIssues),
+  issues: recordIssues,
   issueCount: 2,
   durationMs: 4.2,
   key: 'current',
@@ -34,8 +35,7 @@ const retired = {
   route: '/listings',
   status: 401,
   code: 'UNAUTHORIZED',
-  message:
-    'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
+  message: messages.secretNotRecognized(),
   issues: [],
   issueCount: 0,
   durationMs: 1.1,

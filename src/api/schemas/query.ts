@@ -1,10 +1,24 @@
 import { z } from 'zod';
-import { caseInsensitive } from '../../domain/listing-field-types.js';
-import { isStorableText } from '../../domain/listing-input.js';
+import { caseInsensitive } from '../../domain/listings/field-types.js';
+import { messages } from '../../domain/messages.js';
+import { isStorableText, STORABLE_MESSAGE } from '../../domain/text.js';
 
 /** Query-string value types. Every query value arrives as a string; these parse it strictly. */
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * GET /listings/{id} takes the service's id. A partner that puts its own reference there (the
+ * path it writes to) is told how to read by reference instead (decisions.md, 2026-11-26).
+ */
+export const listingIdParam = z
+  .string()
+  .regex(UUID_PATTERN, {
+    error: (issue) =>
+      `must be the listing's id (a UUID the service assigned, data.id). To read a listing by your own reference, use GET /listings?externalReference=${encodeURIComponent(String(issue.input))}&status=all`,
+  })
+  .transform((v) => v.toLowerCase())
+  .meta({ 'x-query-type': { type: 'string', format: 'uuid' } });
 
 export const uuidParam = z
   .string()
@@ -19,9 +33,9 @@ export const uuidParam = z
  */
 export const positiveIntParam = z
   .string()
-  .regex(/^\s*\d+\s*$/, 'must be a positive integer')
+  .regex(/^\s*\d+\s*$/, messages.positiveInteger())
   .transform((v) => Math.min(Number(v.trim()), Number.MAX_SAFE_INTEGER))
-  .refine((v) => v >= 1, 'must be a positive integer')
+  .refine((v) => v >= 1, messages.positiveInteger())
   .meta({ 'x-query-type': { type: 'integer', minimum: 1 } });
 
 /**
@@ -34,7 +48,7 @@ export const textParam = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine(isStorableText, 'must not contain U+0000 or unpaired surrogate characters');
+    .refine(isStorableText, STORABLE_MESSAGE);
 
 export const booleanParam = z
   .string()
@@ -67,7 +81,10 @@ function isCalendarDay(date: string): boolean {
 export const dateTimeParam = z
   .string()
   .transform((raw, ctx) => {
-    const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+    // An unencoded + in a query string arrives as a space: `10:00 02:00` is `10:00+02:00`. Only
+    // after a time, though: in `2026-11-26 02:00` the space separates the date from the time
+    // (as SQL writes it), and a date-time without an offset is UTC, as the document's pattern says.
+    const value = raw.trim().replace(/(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?) (\d{2}:?\d{2})$/, '$1+$2');
     const match = DATE_TIME.exec(value);
     const parsed =
       match && isCalendarDay(match[1]!)

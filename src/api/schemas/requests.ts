@@ -31,6 +31,22 @@ export const requestRecordSchema = z
   })
   .meta({ id: 'RequestRecord' });
 
+/** A failed request as the operator sees it: the same, with whose it was. */
+export const operatorRecordSchema = requestRecordSchema
+  .extend({
+    listing: z
+      .string()
+      .nullable()
+      .describe(
+        'The listing the path named: the external reference (PUT, PATCH, DELETE /listings/{externalReference}) or the id (GET /listings/{id}); null for other routes.',
+      ),
+    partner: z
+      .object({ id: z.string(), name: z.string().nullable() })
+      .nullable()
+      .describe('Whose secret was sent; null when it named no partner. name is null for a deleted partner.'),
+  })
+  .meta({ id: 'OperatorRequestRecord' });
+
 const STATUS_PATTERN = /^\s*([45]\d\d|[45]xx)\s*$/i;
 
 /** GET /requests, for the partner and (with partnerId) the operator. */
@@ -88,14 +104,37 @@ const counts = {
     .number()
     .int()
     .describe('Failures counted but not kept one by one (over the per-minute limit of records).'),
+  previousKeyRequests: z
+    .number()
+    .int()
+    .describe(
+      "Of requests, those made with the partner's previous secret (during a rotation's grace period). The rest less retiredKeyRequests were made with the current secret.",
+    ),
+  retiredKeyRequests: z
+    .number()
+    .int()
+    .describe('Of requests, those made with a secret a rotation retired (refused with 401).'),
 };
 
 /** A partner's traffic over 24 hours or 7 days (the operator's console). */
 export const usageSchema = z.object({
-  window: z.enum(Object.keys(USAGE_WINDOWS) as [keyof typeof USAGE_WINDOWS]),
+  window: z
+    .enum([...(Object.keys(USAGE_WINDOWS) as [keyof typeof USAGE_WINDOWS]), 'since'])
+    .describe('The window asked for, or "since" when the query gave a start (`since`).'),
   bucketMinutes: z.number().int(),
   since: z.string(),
   totals: z.object(counts),
   buckets: z.array(z.object({ start: z.string(), ...counts })),
   topErrorCodes: z.array(z.object({ code: z.string(), status: z.number().int(), count: z.number().int() })),
 });
+
+/** A page of failed requests as the operator reads it. */
+export const operatorRecordPageSchema = z.object({
+  data: z.array(operatorRecordSchema),
+  meta: recordMeta,
+  pagination: recordPagination,
+});
+
+export type OperatorRequestRecord = z.output<typeof operatorRecordSchema>;
+export type OperatorRequestPage = z.output<typeof operatorRecordPageSchema>;
+export type Usage = z.output<typeof usageSchema>;

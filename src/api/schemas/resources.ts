@@ -3,7 +3,7 @@ import { ENUMS } from '../../domain/enums.js';
 
 /** The shapes of the resources the API returns; types for the stores and schemas for the routes. */
 
-export const accessSchema = z.object({
+const accessSchema = z.object({
   scope: z.enum(['global', 'restricted']),
   rootProfileIds: z.array(z.string()),
   profileIds: z.array(z.string()),
@@ -116,6 +116,3 @@ export const listingSchema = z
     soldAt: z.string().optional(),
   })
   .meta({ id: 'Listing' });
-
-export type ListingDto = z.output<typeof listingSchema>;
-export type DealerDto = z.output<typeof dealerSchema>;

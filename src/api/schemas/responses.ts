@@ -17,7 +17,15 @@ export const errorResponse = z
       code: z.string().meta({ enum: Object.keys(ERROR_CODES) }),
       message: z.string(),
       requestId: z.string(),
-      issues: z.array(z.object({ path: z.string(), message: z.string(), code: z.string() })).optional(),
+      issues: z
+        .array(z.object({ path: z.string(), message: z.string(), code: z.string() }))
+        .optional()
+        .describe('Every input that failed validation, at most 100 (see issueCount).'),
+      issueCount: z
+        .number()
+        .int()
+        .optional()
+        .describe('Present when there were more issues than the 100 listed: how many there were.'),
     }),
   })
   // Not `Error`: generated TypeScript would shadow the global Error class with it.

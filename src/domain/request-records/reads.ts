@@ -7,7 +7,7 @@ export const DEFAULT_RECORD_PAGE = 50;
 export const MAX_RECORD_PAGE = 200;
 
 /** The filters of a request-record list, as the query gives them. */
-export interface RecordQuery {
+interface RecordQuery {
   /** An exact status (`429`) or a class (`4xx`, `5xx`). */
   status?: string | undefined;
   code?: string | undefined;
@@ -16,11 +16,25 @@ export interface RecordQuery {
   cursor?: string | undefined;
 }
 
+/** The operator's further filters (the console's request log). */
+export interface OperatorRecordQuery extends RecordQuery {
+  partnerId?: string | undefined;
+  until?: string | undefined;
+  route?: string | undefined;
+  /** A secret state, or "none": requests whose secret identified no partner. */
+  key?: 'current' | 'previous' | 'retired' | 'none' | undefined;
+}
+
 export const USAGE_WINDOWS = {
   '24h': { hours: 24, bucketMinutes: 60 },
   '7d': { hours: 168, bucketMinutes: 360 },
 };
 export type UsageWindow = keyof typeof USAGE_WINDOWS;
+/** Usage from a given time: the bucket sizes tried, smallest first, to keep at most this many. */
+const SINCE_BUCKETS = [1, 5, 15, 60, 360];
+const MAX_SINCE_BUCKETS = 180;
+/** How far back usage from a given time may start (the 7-day window's reach). */
+export const MAX_SINCE_DAYS = 7;
 
 function statusRange(status: string | undefined): FailureFilter['status'] {
   if (status === undefined) return undefined;
@@ -30,7 +44,7 @@ function statusRange(status: string | undefined): FailureFilter['status'] {
 }
 
 /** What a partner sees of one of its failed requests. */
-export function failureView(record: FailureRecord) {
+function failureView(record: FailureRecord) {
   return {
     requestId: record.requestId,
     at: record.at,
@@ -47,9 +61,10 @@ export function failureView(record: FailureRecord) {
 }
 
 /** The operator's view adds whose request it was. */
-export function operatorFailureView(record: FailureRecord) {
+function operatorFailureView(record: FailureRecord) {
   return {
     ...failureView(record),
+    listing: record.listing ?? null,
     partner: record.partnerId ? { id: record.partnerId, name: record.partnerName } : null,
   };
 }
@@ -67,15 +82,19 @@ export function requestRecordReads(deps: {
 }) {
   const now = deps.now ?? Date.now;
 
-  async function page(scope: FailureFilter & { scopeKey: string }, query: RecordQuery) {
+  async function page(scope: FailureFilter & { scopeKey: string }, query: OperatorRecordQuery) {
     const pageSize = Math.min(query.pageSize ?? DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE);
     const filter: FailureFilter = {
       ...(scope.partnerId === undefined ? {} : { partnerId: scope.partnerId }),
       status: statusRange(query.status),
       ...(query.code === undefined ? {} : { code: query.code.toUpperCase() }),
       ...(query.since === undefined ? {} : { since: query.since }),
+      ...(query.until === undefined ? {} : { until: query.until }),
+      ...(query.route === undefined ? {} : { route: query.route }),
+      ...(query.key === undefined ? {} : { key: query.key === 'none' ? null : query.key }),
     };
-    const print = `requests:${fingerprint({ scope: scope.scopeKey, status: query.status, code: filter.code, since: query.since })}`;
+    // A cursor is bound to the filters it was made under: the next page of another list is refused.
+    const print = `requests:${fingerprint({ scope: scope.scopeKey, status: query.status, code: filter.code, since: query.since, until: query.until, route: query.route, key: query.key })}`;
     const before = query.cursor === undefined ? null : deps.cursors.decode(query.cursor, print);
     await deps.flush();
     const [rows, notKept] = await Promise.all([
@@ -121,7 +140,7 @@ export function requestRecordReads(deps: {
       return failureView(await newest({ partnerId, requestId }));
     },
     /** Any partner's failed requests (`partnerId` "none": those that named no partner). */
-    async ofAny(query: RecordQuery & { partnerId?: string | undefined }) {
+    async ofAny(query: OperatorRecordQuery) {
       const partnerId = query.partnerId === 'none' ? null : query.partnerId;
       const { shown, meta, pagination } = await page(
         { ...(partnerId === undefined ? {} : { partnerId }), scopeKey: query.partnerId ?? '*' },
@@ -148,17 +167,33 @@ export function requestRecordReads(deps: {
       }
       return { perMinute, activePartners };
     },
-    /** Requests, errors and items per bucket over the window, with totals and the top error codes. */
-    async usage(partnerId: string | null, window: UsageWindow) {
-      const { hours, bucketMinutes } = USAGE_WINDOWS[window];
+    /**
+     * Requests, errors and items per bucket over the window, with totals and the top error codes.
+     * With `from` (a rotation's time, say): from its minute to now instead, in buckets aligned on
+     * that minute, as small as keeps them at most 180 (a minute over the first 3 hours).
+     */
+    async usage(partnerId: string | null, window: UsageWindow, from?: Date) {
+      let { hours, bucketMinutes } = USAGE_WINDOWS[window];
+      let start: number;
+      let end: number;
+      if (from) {
+        const first = Math.floor(from.getTime() / 60_000) * 60_000;
+        const span = Math.max(0, now() - first);
+        bucketMinutes = SINCE_BUCKETS.find((m) => span <= m * 60_000 * MAX_SINCE_BUCKETS) ?? 360;
+        start = first;
+        end = start + Math.max(1, Math.ceil(span / (bucketMinutes * 60_000))) * bucketMinutes * 60_000;
+        hours = (end - start) / 3_600_000;
+      } else {
+        const bucketMs = bucketMinutes * 60_000;
+        end = Math.ceil(now() / bucketMs) * bucketMs;
+        start = end - hours * 3_600_000;
+      }
       const bucketMs = bucketMinutes * 60_000;
-      const end = Math.ceil(now() / bucketMs) * bucketMs;
-      const start = end - hours * 3_600_000;
       const since = new Date(start).toISOString();
       await deps.flush();
       const id = partnerId ?? NO_PARTNER;
       const [rows, topCodes] = await Promise.all([
-        deps.store.usage(id, since, bucketMinutes),
+        deps.store.usage(id, since, bucketMinutes, from !== undefined),
         deps.store.topCodes(id, since, 10),
       ]);
       const byStart = new Map(rows.map((row) => [row.start, row]));
@@ -170,7 +205,14 @@ export function requestRecordReads(deps: {
       }
       const totals = noUsage();
       for (const bucket of buckets) for (const name of USAGE_COUNTS) totals[name] += bucket[name];
-      return { window, bucketMinutes, since, totals, buckets, topErrorCodes: topCodes };
+      return {
+        window: from ? ('since' as const) : window,
+        bucketMinutes,
+        since,
+        totals,
+        buckets,
+        topErrorCodes: topCodes,
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DbError } from '../../store/errors.js';
 import {
   type FailureInput,
   type KeyState,
@@ -9,6 +10,7 @@ import {
   type UsageInput,
 } from '../../store/request-records.js';
 import type { Issue } from '../errors.js';
+import { keepable, keepableOrNull } from '../text.js';
 
 /** What the HTTP layer knows of a partner request once it is answered. */
 export interface AnsweredRequest {
@@ -18,6 +20,8 @@ export interface AnsweredRequest {
   method: string;
   /** The route pattern as the OpenAPI document writes it (`/listings/{listing}`). */
   route: string;
+  /** The listing the path named (its external reference or id), when the route has one. */
+  listing?: string | undefined;
   status: number;
   problem?: { code: string; message: string; issues?: Issue[] | undefined } | undefined;
   durationMs: number;
@@ -25,7 +29,7 @@ export interface AnsweredRequest {
   items?: { written: number; failed: number } | undefined;
 }
 
-export interface RecorderOptions {
+interface RecorderOptions {
   /** 0: nothing is recorded, and what was recorded before is deleted. */
   retentionDays: number;
   /** Failures kept one by one per partner and minute (and instance); the rest are counted only. */
@@ -38,6 +42,18 @@ export interface RecorderOptions {
 const FIRST_ISSUES = 10;
 const RETENTION_EVERY_MS = 10 * 60_000;
 const RETENTION_BATCH = 10_000;
+/** After a failed write the next waits longer each time, up to this; a success resets it. */
+const MAX_BACKOFF_MS = 30_000;
+
+/** What an operator is told of records that could not be written (metrics, docs/operations.md). */
+interface RecorderTrouble {
+  /** Records not written because the buffer was full while the database was unreachable. */
+  dropped(n: number): void;
+  /** A batch write that failed (the batch waits and is tried again after a back-off). */
+  writeFailed(): void;
+  /** One record the database refused on its own: set aside (logged with its request id), not retried. */
+  setAside(n: number): void;
+}
 
 /**
  * Keeps every failed partner request and per-minute counts per partner, off the request path:
@@ -51,8 +67,14 @@ export function requestRecorder(deps: {
   now?: () => number;
 }) {
   const { options } = deps;
-  /** Told of records dropped because the buffer was full (the app counts them in a metric). */
-  let dropped: (n: number) => void = () => {};
+  /** Told of records dropped, set aside, and failed writes (the app counts them in metrics). */
+  let trouble: RecorderTrouble = { dropped() {}, writeFailed() {}, setAside() {} };
+  const dropped = (n: number) => trouble.dropped(n);
+  /** Waiting after failed writes: no write is tried before `retryAt`. */
+  let backoffMs = 0;
+  let retryAt = 0;
+  /** The cause last logged: a failure is logged when its cause changes, not at every try. */
+  let lastCause: string | null = null;
   const now = deps.now ?? Date.now;
   let failures: FailureInput[] = [];
   let usage = new Map<string, UsageInput>();
@@ -80,6 +102,10 @@ export function requestRecorder(deps: {
     const partner = answered.partnerId ?? NO_PARTNER;
     const counts = usageOf(partner, minute);
     counts.requests++;
+    // Which secret: during a rotation's grace the console compares the previous secret's count
+    // with the rest (the current secret's) to tell whether the partner moved.
+    if (answered.key === 'previous') counts.previousKeyRequests++;
+    else if (answered.key === 'retired') counts.retiredKeyRequests++;
     if (answered.items) {
       counts.itemsWritten += answered.items.written;
       counts.itemsFailed += answered.items.failed;
@@ -106,12 +132,19 @@ export function requestRecorder(deps: {
       requestId: answered.requestId,
       partnerId: answered.partnerId,
       key: answered.key,
-      method: answered.method,
-      route: answered.route,
+      method: keepable(answered.method, 32),
+      // What reaches a record from outside (an unknown path, a parser's or a validation message
+      // naming what was sent) is made safe here: one NUL must not stop every later write.
+      route: keepable(answered.route),
+      listing: answered.listing === undefined ? null : keepable(answered.listing, 200),
       status: answered.status,
-      code: answered.problem?.code ?? null,
-      message: answered.problem?.message ?? null,
-      issues: issues.slice(0, FIRST_ISSUES).map(({ path, message, code }) => ({ path, message, code })),
+      code: keepableOrNull(answered.problem?.code),
+      message: keepableOrNull(answered.problem?.message),
+      issues: issues.slice(0, FIRST_ISSUES).map(({ path, message, code }) => ({
+        path: keepable(path, 200),
+        message: keepable(message, 300),
+        code: keepable(code, 64),
+      })),
       issueCount: issues.length,
       durationMs: Math.round(answered.durationMs * 10) / 10,
     });
@@ -124,13 +157,63 @@ export function requestRecorder(deps: {
     usage = new Map();
     try {
       await deps.store.write(batch, counts);
+      return;
     } catch (error) {
-      // Put back (older first) as far as the buffer allows; the counts are kept in any case.
-      const room = Math.max(0, options.maxBuffered - failures.length);
-      if (batch.length > room) dropped(batch.length - room);
-      failures = [...batch.slice(0, room), ...failures];
-      mergeBack(counts);
-      throw error;
+      // The database is there but refused the batch: one record it cannot take must not hold up
+      // the others. The counts alone, then the failures in halves down to the one refused. When
+      // the counts alone fail too, the database is not taking anything: all waits for the next try.
+      const refusedAlone =
+        isRecordRefusal(error) &&
+        (await deps.store.write([], counts).then(
+          () => true,
+          () => false,
+        ));
+      if (!refusedAlone) {
+        putBack(batch);
+        mergeBack(counts);
+        throw error;
+      }
+    }
+    await writeInHalves(batch);
+  }
+
+  /** Failures back in the buffer (older first) as far as it allows; the rest dropped and counted. */
+  function putBack(batch: FailureInput[]): void {
+    const room = Math.max(0, options.maxBuffered - failures.length);
+    if (batch.length > room) dropped(batch.length - room);
+    failures = [...batch.slice(0, room), ...failures];
+  }
+
+  /**
+   * Writes failures, halving a refused batch until each refused record stands alone: set aside.
+   * A queue, not recursion: when the database stops answering halfway, every part not yet written
+   * goes back into the buffer (none is lost), and the write is tried again later.
+   */
+  async function writeInHalves(batch: FailureInput[]): Promise<void> {
+    // The whole batch was just refused: start from its halves.
+    const half = Math.ceil(batch.length / 2);
+    const queue: FailureInput[][] = batch.length > 1 ? [batch.slice(0, half), batch.slice(half)] : [batch];
+    while (queue.length) {
+      const part = queue.shift()!;
+      if (part.length === 0) continue;
+      try {
+        await deps.store.write(part, []);
+      } catch (error) {
+        if (!isRecordRefusal(error)) {
+          putBack([part, ...queue].flat());
+          throw error;
+        }
+        if (part.length === 1) {
+          trouble.setAside(1);
+          deps.logger.warn(
+            { err: error, requestId: part[0]!.requestId, partnerId: part[0]!.partnerId },
+            'request record set aside: the database refused it',
+          );
+          continue;
+        }
+        const middle = Math.ceil(part.length / 2);
+        queue.unshift(part.slice(0, middle), part.slice(middle));
+      }
     }
   }
 
@@ -147,23 +230,39 @@ export function requestRecorder(deps: {
     while ((await deps.store.deleteBefore(cutoff, RETENTION_BATCH)) === RETENTION_BATCH) {}
   }
 
-  async function write(): Promise<void> {
+  async function write(force = false): Promise<void> {
+    if (!force && now() < retryAt) return;
     try {
       if (failures.length || usage.size) await writeBatch();
       if (now() - lastRetention >= RETENTION_EVERY_MS) {
         lastRetention = now();
         await enforceRetention();
       }
+      if (lastCause !== null) deps.logger.info('request records are written again');
+      backoffMs = 0;
+      retryAt = 0;
+      lastCause = null;
     } catch (error) {
-      deps.logger.warn({ err: error, buffered: failures.length }, 'request records not written yet');
+      trouble.writeFailed();
+      // Doubling from the flush interval: a database that refuses is not asked five times a second.
+      backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(options.flushMs, backoffMs * 2));
+      retryAt = now() + backoffMs;
+      const cause = causeOf(error);
+      if (cause !== lastCause) {
+        deps.logger.warn(
+          { err: error, buffered: failures.length, retryInMs: backoffMs },
+          'request records not written yet',
+        );
+        lastCause = cause;
+      }
     }
   }
 
   /** Writes what is buffered, one write at a time; retention runs every ten minutes. */
-  function tick(): Promise<void> {
+  function tick(force = false): Promise<void> {
     // Cleared in a callback, never inside write(): a write that finishes at once must not leave
     // `flushing` set to its settled promise (every later tick would then return it and write nothing).
-    flushing ??= write().finally(() => {
+    flushing ??= write(force).finally(() => {
       flushing = undefined;
     });
     return flushing;
@@ -172,14 +271,15 @@ export function requestRecorder(deps: {
   /** Writes everything recorded so far (after a write already under way). */
   async function flush(): Promise<void> {
     await flushing;
-    await tick();
+    await tick(true);
   }
 
   return {
     record,
     flush,
-    onDropped(listener: (n: number) => void): void {
-      dropped = listener;
+    /** Where dropped and set-aside records and failed writes are told (the app's metrics). */
+    onTrouble(listener: RecorderTrouble): void {
+      trouble = listener;
     },
     start(): void {
       timer ??= setInterval(() => void tick(), options.flushMs);
@@ -195,3 +295,13 @@ export function requestRecorder(deps: {
 }
 
 export type RequestRecorder = ReturnType<typeof requestRecorder>;
+
+/**
+ * The database refused the records themselves (a data exception or a broken constraint, SQLSTATE
+ * classes 22 and 23), not the write as such: halving the batch finds the record at fault.
+ */
+const isRecordRefusal = (error: unknown) => error instanceof DbError && error.refusedData;
+
+/** A failure's cause, for logging each cause once: its SQLSTATE or failure kind, else its message. */
+const causeOf = (error: unknown) =>
+  error instanceof DbError ? `${error.failure}:${error.sqlState ?? ''}` : String((error as Error)?.message);

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PostWebhook } from '../../outbound/webhook-post.js';
 import type { AuditStore } from '../../store/audit.js';
+import type { Db, Queryable } from '../../store/db.js';
 import type { DealerStore } from '../../store/dealers.js';
-import type { StoredListing } from '../../store/listing-rows.js';
-import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../store/listings-read.js';
+import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../store/listings/reads.js';
+import type { StoredListing } from '../../store/listings/rows.js';
 import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import {
@@ -12,14 +13,16 @@ import {
   type EndpointRecord,
   NIL_UUID,
   type WebhookStore,
-} from '../../store/webhooks.js';
+} from '../../store/webhooks/index.js';
 import type { CursorCodec } from '../cursor.js';
+import { keptAnswer } from './answer.js';
 import { deliveryBody } from './payload.js';
 import { afterFailure } from './retry.js';
-import { webhookHeaders } from './signing.js';
+import { afterRoundFailure, type RoundFailures } from './round-failures.js';
+import { signingSecrets, webhookHeaders } from './signing.js';
 
 /** At most this many listings per delivery (the contract's limit). */
-export const BATCH_SIZE = 100;
+const BATCH_SIZE = 100;
 /** A partner that is disabled or lost a scope: its endpoints are looked at again after this. */
 const PAUSED_RECHECK_MS = 60_000;
 /** One lease delivers at most this many batches in a row, then lets the others have a turn. */
@@ -32,15 +35,18 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
  * delivery work (and so write throughput) flat as endpoints are added. A backlog (a full batch)
  * is sent back to back.
  */
-export const DELIVERY_SPACING_MS = 1000;
+const DELIVERY_SPACING_MS = 1000;
 /** While partners' requests saturate the instance: one batch of one endpoint this often. */
 const SATURATED_TRICKLE_MS = 1000;
 /** Listing versions whose JSON is kept for the next endpoints that deliver them. */
 const PRESENTED_CACHE_SIZE = 5000;
+/** The longest wait between two polls while the database does not answer. */
+const MAX_OUTAGE_POLL_MS = 5000;
 /** How long the delivery log keeps an attempt. */
-export const LOG_RETENTION_DAYS = 30;
+const LOG_RETENTION_DAYS = 30;
 
-export interface DispatcherDeps {
+interface DispatcherDeps {
+  db: Pick<Db, 'transaction'>;
   store: WebhookStore;
   listings: Pick<ListingReadStore, 'page'>;
   syncHorizon: Pick<SyncHorizonStore, 'current'>;
@@ -54,6 +60,8 @@ export interface DispatcherDeps {
   logger: Logger;
   /** Called after every attempt (metrics). */
   observe?: (outcome: AttemptOutcome) => void;
+  /** Called when a round of an endpoint failed for a reason of the service's own (metrics). */
+  roundFailed?: () => void;
   /**
    * True while partners' requests saturate this instance: deliveries then make way (one batch of
    * one endpoint a second) and catch up when the load drops. Writes thus keep their speed however many
@@ -90,6 +98,11 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   let lastPrune = 0;
   let lastTrickle = 0;
   let failing = false;
+  /**
+   * Endpoint id → its rounds in a row that failed (the wait), of them the database's refusals of
+   * the round's data in a row (setting aside), and the cause last logged for it.
+   */
+  const roundFailures = new Map<string, RoundFailures>();
   // id|updatedAt → the listing's JSON as delivered. Every endpoint that wants a change sends the
   // same text; serializing it once is most of what a delivery costs. Oldest out first.
   const presented = new Map<string, string>();
@@ -124,14 +137,6 @@ export function webhookDispatcher(deps: DispatcherDeps) {
       partnerId: null,
       reference: null,
     };
-  }
-
-  function secretsOf(endpoint: EndpointRecord): string[] {
-    const previousValid =
-      endpoint.previousSecret &&
-      endpoint.previousSecretExpiresAt &&
-      Date.parse(endpoint.previousSecretExpiresAt) > Date.now();
-    return previousValid ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
   }
 
   /** The next delivery to send, or why there is none. */
@@ -184,6 +189,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
   async function serve(claimed: EndpointRecord): Promise<void> {
     let endpoint = claimed;
     let released = false;
+    let failedRound = false;
     try {
       // The partner's scope as it is when the lease begins; a lease lasts seconds at most.
       const filter = await filterOf(endpoint);
@@ -213,8 +219,8 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         });
         if (!began) return;
         const body = deliveryBody(deps.cursors, endpoint.id, 'listings.changed', listings.map(json), through);
-        const headers = webhookHeaders(secretsOf(endpoint), `msg_${deliveryId}`, body);
-        const result = await deps.post(endpoint.url, headers, body);
+        const headers = webhookHeaders(signingSecrets(endpoint), `msg_${deliveryId}`, body);
+        const result = keptAnswer(await deps.post(endpoint.url, headers, body));
         const ok =
           result.error === null && result.status !== null && result.status >= 200 && result.status < 300;
         const outcome: AttemptOutcome = {
@@ -252,20 +258,63 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         };
         deps.observe?.(failed);
         const disable = 'disable' in decision ? decision.disable : null;
-        const recorded = await deps.store.fail(endpoint.id, owner, failed, disable);
-        if (recorded && disable) await recordDisable(endpoint, disable);
+        // The endpoint is never seen disabled without its audit entry: one transaction.
+        const recorded = await deps.db.transaction(async (tx) => {
+          const moved = await deps.store.fail(endpoint.id, owner, failed, disable, tx);
+          if (moved && disable) await recordDisable(endpoint, disable, tx);
+          return moved;
+        });
+        if (recorded && disable) logDisable(endpoint, disable);
         return;
       }
+    } catch (error) {
+      failedRound = true;
+      await roundFailed(endpoint, error);
     } finally {
+      if (!failedRound) roundFailures.delete(endpoint.id);
       if (!released) await deps.store.release(endpoint.id, owner).catch(() => {});
     }
   }
 
-  async function recordDisable(endpoint: EndpointRecord, reason: string): Promise<void> {
+  /**
+   * A round the service could not finish (the database refused to record an attempt, say): the
+   * endpoint waits, or is set aside (round-failures.ts says which).
+   */
+  async function roundFailed(endpoint: EndpointRecord, error: unknown): Promise<void> {
+    deps.roundFailed?.();
+    const next = afterRoundFailure(roundFailures.get(endpoint.id), error);
+    roundFailures.set(endpoint.id, next.state);
+    if (next.log) {
+      deps.logger.warn(
+        { err: error, webhookEndpoint: endpoint.id, retryInMs: next.waitMs },
+        'webhook delivery round failed',
+      );
+    }
+    try {
+      if (next.setAside) {
+        const reason = next.setAside;
+        await deps.db.transaction(async (tx) => {
+          await deps.store.disable(endpoint.id, reason, false, tx);
+          await recordDisable(endpoint, reason, tx);
+        });
+        logDisable(endpoint, reason);
+        roundFailures.delete(endpoint.id);
+        return;
+      }
+      await deps.store.postpone(endpoint.id, owner, new Date(Date.now() + next.waitMs));
+    } catch {
+      // The database is gone too: the lease lapses and the endpoint is looked at again then.
+    }
+  }
+
+  function logDisable(endpoint: EndpointRecord, reason: string): void {
     deps.logger.warn(
       { webhookEndpoint: endpoint.id, partnerId: endpoint.partnerId, reason },
       'webhook endpoint disabled',
     );
+  }
+
+  async function recordDisable(endpoint: EndpointRecord, reason: string, tx: Queryable): Promise<void> {
     await deps.audit.recordBy(
       'service',
       {
@@ -274,6 +323,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         details: { endpointId: endpoint.id, url: endpoint.url, reason },
       },
       { requestId: 'webhook-dispatcher' },
+      tx,
     );
   }
 
@@ -310,20 +360,25 @@ export function webhookDispatcher(deps: DispatcherDeps) {
     timer.unref();
   }
 
+  /** While claiming fails (a database outage), the polls are spaced out: doubling up to 5 s. */
+  let outageDelayMs = 0;
   function run(): void {
     if (ticking) return;
     ticking = tick()
       .then(() => {
+        if (failing) deps.logger.info('webhook dispatcher claims endpoints again');
         failing = false;
+        outageDelayMs = 0;
       })
       .catch((error: unknown) => {
-        // A database outage: said once, then retried quietly at every tick until it is back.
+        // A database outage: said once, then retried quietly, less often each time, until it is back.
         if (!failing) deps.logger.warn({ err: error }, 'webhook dispatcher could not claim endpoints');
         failing = true;
+        outageDelayMs = Math.min(MAX_OUTAGE_POLL_MS, Math.max(pollMs, outageDelayMs * 2));
       })
       .finally(() => {
         ticking = undefined;
-        schedule(pollMs);
+        schedule(failing ? outageDelayMs : pollMs);
       });
   }
 
@@ -341,5 +396,3 @@ export function webhookDispatcher(deps: DispatcherDeps) {
     },
   };
 }
-
-export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;

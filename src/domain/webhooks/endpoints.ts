@@ -5,88 +5,31 @@ import type { Db, Queryable } from '../../store/db.js';
 import type { DealerStore } from '../../store/dealers.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import {
-  type AttemptRecord,
   type EndpointPatch,
   type EndpointRecord,
   NIL_UUID,
   type WebhookStore,
-} from '../../store/webhooks.js';
+} from '../../store/webhooks/index.js';
 import { type Access, assertInScope } from '../access.js';
 import type { CursorCodec, Position } from '../cursor.js';
 import { problem } from '../errors.js';
+import { messages } from '../messages.js';
+import type { EndpointFilter } from '../shapes/webhooks.js';
+import { keptAnswer } from './answer.js';
+import { webhookOperator } from './operator.js';
 import { deliveryBody, endpointFingerprint } from './payload.js';
-import { generateWebhookSecret, webhookHeaders } from './signing.js';
+import { generateWebhookSecret, signingSecrets, webhookHeaders } from './signing.js';
 import { checkTarget } from './target.js';
+import {
+  deliveryPage,
+  deliveryView,
+  type EndpointInput,
+  endpointView,
+  MAX_ENDPOINTS_PER_PARTNER,
+  ROTATION_GRACE_MS,
+} from './views.js';
 
-/** Endpoints one partner may have: each is a walk the service keeps for it. */
-export const MAX_ENDPOINTS_PER_PARTNER = 20;
-/** How long a rotated-away secret keeps signing beside the new one. */
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_DELIVERY_PAGE = 50;
-export const MAX_DELIVERY_PAGE = 200;
-
-export interface EndpointFilter {
-  status: string[] | null;
-  dealerProfileIds: string[] | null;
-}
-
-export interface EndpointInput {
-  url: string;
-  description?: string | null | undefined;
-  filter?: Partial<EndpointFilter> | null | undefined;
-}
-
-export interface EndpointView {
-  id: string;
-  partnerId: string;
-  url: string;
-  description: string | null;
-  filter: EndpointFilter;
-  enabled: boolean;
-  disabledReason: string | null;
-  disabledAt: string | null;
-  /** Since when deliveries fail without a success in between (null: they do not). */
-  failingSince: string | null;
-  /** The delivery sent and not yet acknowledged with a 2xx, if any. */
-  pendingDelivery: { webhookId: string; attempt: number; nextAttemptAt: string } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** One attempt as the log shows it: the stored attempt, with the webhook-id header's value. */
-export type DeliveryView = Omit<AttemptRecord, 'endpointId' | 'deliveryId' | 'position'> & {
-  webhookId: string;
-};
-
-export function endpointView(record: EndpointRecord): EndpointView {
-  return {
-    id: record.id,
-    partnerId: record.partnerId,
-    url: record.url,
-    description: record.description,
-    filter: { status: record.filterStatuses, dealerProfileIds: record.filterProfileIds },
-    enabled: record.enabled,
-    disabledReason: record.disabledReason,
-    disabledAt: record.disabledAt,
-    failingSince: record.failingSince,
-    pendingDelivery: record.pending
-      ? {
-          webhookId: `msg_${record.pending.deliveryId}`,
-          attempt: record.pending.attempt,
-          nextAttemptAt: record.nextAttemptAt,
-        }
-      : null,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-export function deliveryView(attempt: AttemptRecord): DeliveryView {
-  const { endpointId: _endpoint, deliveryId, position: _position, ...shown } = attempt;
-  return { ...shown, webhookId: `msg_${deliveryId}` };
-}
-
-export interface WebhookAdminDeps {
+interface WebhookAdminDeps {
   db: Db;
   store: WebhookStore;
   dealers: Pick<DealerStore, 'existing'>;
@@ -95,6 +38,8 @@ export interface WebhookAdminDeps {
   cursors: CursorCodec;
   post: PostWebhook;
   allowPrivate: boolean;
+  /** The demo: loopback addresses (with http) admitted, nothing else private (WEBHOOK_ALLOW_LOOPBACK). */
+  allowLoopback?: boolean;
 }
 
 interface Caller {
@@ -102,8 +47,8 @@ interface Caller {
   access: Access;
 }
 
-/** Managing webhook endpoints: a partner its own (partner API), an operator any (admin API). */
-export function webhookAdmin(deps: WebhookAdminDeps) {
+/** The partner's half of webhook endpoints (partner API): its own, to create, change, test and replay. */
+function webhookEndpoints(deps: WebhookAdminDeps) {
   const notFound = (id: string) => problem('NOT_FOUND', `Webhook endpoint ${id} not found.`);
 
   /** The caller's endpoint; another partner's is answered like an unknown one. */
@@ -116,10 +61,7 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
   /** An endpoint the operator disabled stays disabled until the operator enables it. */
   function assertNotHeld(record: EndpointRecord) {
     if (record.heldByOperator) {
-      throw problem(
-        'CONFLICT',
-        `The operator disabled this endpoint (${record.disabledReason}); only the operator can enable it again: contact them.`,
-      );
+      throw problem('CONFLICT', messages.endpointHeldByOperator(record.disabledReason));
     }
   }
 
@@ -155,7 +97,7 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
 
   return {
     async create(partner: Caller, input: EndpointInput, ctx: AuditContext) {
-      const url = await checkTarget(input.url, deps.allowPrivate);
+      const url = await checkTarget(input.url, deps.allowPrivate, deps.allowLoopback);
       const filter = await checkFilter(partner, input.filter);
       if ((await deps.store.countForPartner(partner.id)) >= MAX_ENDPOINTS_PER_PARTNER) {
         throw problem(
@@ -209,7 +151,8 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
       const current = await own(partner, id);
       if (input.enabled === true) assertNotHeld(current);
       const patch: EndpointPatch = { enabled: input.enabled };
-      if (input.url !== undefined) patch.url = await checkTarget(input.url, deps.allowPrivate);
+      if (input.url !== undefined)
+        patch.url = await checkTarget(input.url, deps.allowPrivate, deps.allowLoopback);
       if (input.description !== undefined) patch.description = input.description;
       if (input.filter !== undefined) {
         const filter = await checkFilter(partner, input.filter);
@@ -252,10 +195,8 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
       const record = await own(partner, id);
       const deliveryId = randomUUID();
       const body = deliveryBody(deps.cursors, record.id, 'ping', [], record.position);
-      const result = await deps.post(
-        record.url,
-        webhookHeaders([record.secret], `msg_${deliveryId}`, body),
-        body,
+      const result = keptAnswer(
+        await deps.post(record.url, webhookHeaders(signingSecrets(record), `msg_${deliveryId}`, body), body),
       );
       const ok =
         result.error === null && result.status !== null && result.status >= 200 && result.status < 300;
@@ -290,89 +231,15 @@ export function webhookAdmin(deps: WebhookAdminDeps) {
       await own(partner, id);
       return deliveryPage(deps, id, page);
     },
-
-    /** Operator: every endpoint, or one partner's. */
-    async listAll(partnerId: string | null) {
-      return (await deps.store.list(partnerId)).map(endpointView);
-    },
-
-    async getAny(id: string) {
-      const record = await deps.store.get(id);
-      if (!record) throw notFound(id);
-      return endpointView(record);
-    },
-
-    /** Operator: how many endpoints deliver, are disabled, are failing, have a delivery in flight. */
-    summary: () => deps.store.summary(),
-
-    async deliveriesOfAny(id: string, page: { pageSize: number; cursor: string | undefined }) {
-      if (!(await deps.store.get(id))) throw notFound(id);
-      return deliveryPage(deps, id, page);
-    },
-
-    /** Operator: stops an endpoint's deliveries; the partner sees why and may resume it. */
-    async disable(id: string, reason: string | undefined, ctx: AuditContext) {
-      const why = reason ? `disabled by the operator: ${reason}` : 'disabled by the operator';
-      const record = await deps.db.transaction(async (tx) => {
-        const disabled = await deps.store.disable(id, why, true, tx);
-        if (!disabled) throw notFound(id);
-        await deps.audit.record(
-          {
-            action: 'webhook.disabled',
-            partnerId: disabled.partnerId,
-            details: { endpointId: id, reason: why },
-          },
-          ctx,
-          tx,
-        );
-        return disabled;
-      });
-      return endpointView(record);
-    },
-
-    /** Operator: enables an endpoint again (one it disabled, or any other), from where it stopped. */
-    async enable(id: string, ctx: AuditContext) {
-      const record = await deps.db.transaction(async (tx) => {
-        const enabled = await deps.store.resume(id, null, tx);
-        if (!enabled) throw notFound(id);
-        await deps.audit.record(
-          { action: 'webhook.enabled', partnerId: enabled.partnerId, details: { endpointId: id } },
-          ctx,
-          tx,
-        );
-        return enabled;
-      });
-      return endpointView(record);
-    },
   };
+}
+
+/** Managing webhook endpoints: a partner its own (partner API), an operator any (admin API). */
+export function webhookAdmin(deps: WebhookAdminDeps) {
+  return { ...webhookEndpoints(deps), ...webhookOperator(deps) };
 }
 
 export type WebhookAdmin = ReturnType<typeof webhookAdmin>;
-
-const DELIVERY_CURSOR = (endpointId: string) => `deliveries:${endpointFingerprint(endpointId)}`;
-
-async function deliveryPage(
-  deps: Pick<WebhookAdminDeps, 'store' | 'cursors'>,
-  endpointId: string,
-  page: { pageSize: number; cursor: string | undefined },
-) {
-  const pageSize = Math.min(page.pageSize, MAX_DELIVERY_PAGE);
-  const before =
-    page.cursor === undefined ? null : deps.cursors.decode(page.cursor, DELIVERY_CURSOR(endpointId));
-  const rows = await deps.store.attempts(endpointId, pageSize + 1, before);
-  const shown = rows.slice(0, pageSize);
-  const hasMore = rows.length > pageSize;
-  return {
-    data: shown.map(deliveryView),
-    pagination: {
-      pageSize,
-      hasMore,
-      ...(hasMore
-        ? { nextCursor: deps.cursors.encode(shown[shown.length - 1]!.position, DELIVERY_CURSOR(endpointId)) }
-        : {}),
-    },
-  };
-}
 
 /** A delivery's cursor, sent back to replay from it: refused at `cursor` unless this endpoint issued it. */
 function decodeCursor(cursors: CursorCodec, cursor: string, endpointId: string): Position {

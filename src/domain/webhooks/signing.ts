@@ -34,3 +34,19 @@ export function webhookHeaders(
     'webhook-signature': secrets.map((secret) => sign(secret, id, timestamp, body)).join(' '),
   };
 }
+
+/**
+ * The secrets that sign a message to an endpoint now: its secret, and during a rotation's grace
+ * the one it replaced. Every message signs with these, deliveries and test pings alike.
+ */
+export function signingSecrets(
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null },
+  now: Date = new Date(),
+): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
+  const previousValid =
+    previousSecret !== null &&
+    previousSecretExpiresAt !== null &&
+    Date.parse(previousSecretExpiresAt) > now.getTime();
+  return previousValid ? [secret, previousSecret] : [secret];
+}

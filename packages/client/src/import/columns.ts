@@ -1,13 +1,17 @@
 import { LISTING_FIELD_TYPES } from '../listing-fields.js';
+import { COLUMN_NAMES, foldName } from './column-names.js';
 import { CliError } from './errors.js';
+import { certain, readings } from './numbers.js';
 
 /**
  * CSV columns → the listing write shape. A column is named after a field of the write shape
- * (docs/openapi.json, the PUT body), matched without regard to case, spaces, `_` or `-`:
- * `Fuel Type`, `fuel_type` and `FUELTYPE` all mean `fuelType`. The kinds come from the document
- * (src/listing-fields.ts is generated from it), so a new field is importable without a change here.
+ * (docs/openapi.json, the PUT body), or in the Dutch or French a dealer system exports
+ * (./column-names.ts), matched without regard to case, accents, spaces, `_` or `-`: `Fuel Type`,
+ * `fuel_type`, `Brandstof` and `CARBURANT` all mean `fuelType`; `--columns` adds a system's own.
+ * The kinds come from the document (src/listing-fields.ts is generated from it), so a new field
+ * is importable without a change here.
  */
-type Kind = 'text' | 'integer' | 'decimal' | 'coordinate' | 'boolean' | 'list';
+export type Kind = 'text' | 'integer' | 'decimal' | 'coordinate' | 'boolean' | 'list';
 
 const KIND_OF_TYPE: Record<string, Kind | undefined> = {
   string: 'text',
@@ -32,15 +36,29 @@ const KNOWN: Record<string, Kind> = Object.fromEntries(
 /** The field names a feed may carry (for `--map`'s check). */
 export const knownFields = (): string[] => Object.keys(KNOWN);
 
-const normalize = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+const normalize = foldName;
 // The document lists a canonical name before its aliases: on a tie (`external_reference` and
 // `externalReference` read the same) the canonical name wins.
 const BY_NORMAL = new Map<string, string>();
 for (const field of Object.keys(KNOWN)) {
   if (!BY_NORMAL.has(normalize(field))) BY_NORMAL.set(normalize(field), field);
 }
+/** The Dutch and French names, after the fields' own: they never take a field's name. */
+const BY_NAME = new Map(BY_NORMAL);
+for (const [field, names] of Object.entries(COLUMN_NAMES)) {
+  for (const name of names) if (!BY_NAME.has(normalize(name))) BY_NAME.set(normalize(name), field);
+}
 
-/** The known field a misspelt name most likely meant (at most two edits away), if any. */
+/** The field a name of the write shape means (`fuel_type` → `fuelType`), for `--columns`. */
+export const fieldNamed = (name: string): string | undefined => BY_NORMAL.get(normalize(name));
+
+/** Kind of a known field. */
+export const kindOf = (field: string): Kind | undefined => KNOWN[field];
+
+/**
+ * The known field a misspelt name most likely meant (at most two edits away), if any; else the one
+ * a shortened name begins (`externalRef`).
+ */
 export function closestField(name: string): string | undefined {
   const wanted = normalize(name);
   let best: { field: string; distance: number } | undefined;
@@ -48,7 +66,8 @@ export function closestField(name: string): string | undefined {
     const distance = editDistance(wanted, normal);
     if (distance <= 2 && (!best || distance < best.distance)) best = { field, distance };
   }
-  return best?.field;
+  if (best || wanted.length < 4) return best?.field;
+  return [...BY_NORMAL].find(([normal]) => normal.startsWith(wanted))?.[1];
 }
 
 /** Levenshtein distance, one row at a time. */
@@ -66,21 +85,32 @@ function editDistance(a: string, b: string): number {
 }
 
 export interface ColumnMap {
+  /** The header row as the feed has it. */
+  header: string[];
   /** Position in the row → field; `undefined` for an ignored column. */
   fields: (string | undefined)[];
   /** Header names the tool does not know (their cells are not sent). */
   ignored: string[];
 }
 
-export function mapColumns(header: string[]): ColumnMap {
-  const fields = header.map((name) => BY_NORMAL.get(normalize(name)));
+/** `--columns`: the feed's own column names (folded) → field, or null for a column to ignore. */
+export type CustomColumns = Map<string, string | null>;
+
+export function mapColumns(header: string[], custom: CustomColumns = new Map()): ColumnMap {
+  const fields = header.map((name) => {
+    const own = custom.get(normalize(name));
+    return own === null ? undefined : (own ?? BY_NAME.get(normalize(name)));
+  });
   const seen = new Map<string, string>();
   header.forEach((name, i) => {
     const field = fields[i];
     if (!field) return;
     const earlier = seen.get(field);
     if (earlier !== undefined) {
-      throw new CliError(`columns "${earlier}" and "${name}" are both ${field}: keep one of them`);
+      throw new CliError(
+        `columns "${earlier}" and "${name}" are both ${field}: keep one of them, or ignore one with ` +
+          `--columns FILE ({"${name}": null})`,
+      );
     }
     seen.set(field, name);
   });
@@ -88,30 +118,36 @@ export function mapColumns(header: string[]): ColumnMap {
     if (!seen.has(required)) {
       throw new CliError(
         `the feed has no ${required} column (header: ${header.join(', ') || 'empty'}); ` +
-          'columns are named after the fields of a listing, see docs/import.md',
+          'columns are named after the fields of a listing (or in Dutch or French: Referentie, ' +
+          'Titel, Référence, Titre…); name your own with --columns FILE, see docs/import.md',
       );
     }
   }
-  return { fields, ignored: header.filter((name, i) => !fields[i] && name !== '') };
+  return { header, fields, ignored: header.filter((name, i) => !fields[i] && name !== '') };
 }
 
-/** One CSV row as a listing: empty cells are left out, values converted where that is unambiguous. */
+/**
+ * One CSV row as a listing: empty cells are left out, values converted where that is unambiguous.
+ * Numbers stay text here: whether `39.990` is 39990 depends on the rest of its column
+ * (./number-columns.ts reads them once every row is in).
+ */
 export function rowToListing(columns: ColumnMap, cells: string[]): Record<string, unknown> {
   const listing: Record<string, unknown> = {};
   cells.forEach((cell, i) => {
     const field = columns.fields[i];
     if (!field || cell === '') return;
-    listing[field] = convert(KNOWN[field]!, cell);
+    const kind = KNOWN[field]!;
+    listing[field] = kind === 'integer' || kind === 'decimal' ? cell : convert(kind, cell, field);
   });
   return listing;
 }
 
 /**
- * A cell as the JSON value its field takes. What cannot be read without guessing stays a string:
- * the service then refuses that field with a reason, and the report shows the row, field and value
- * (better than importing "12.450" as 12.45 euro).
+ * A cell as the JSON value its field takes, read on its own. What cannot be read without guessing
+ * stays a string: the service then refuses that field with a reason, and the report shows the row,
+ * field and value (better than importing "12.450" as 12.45 euro).
  */
-export function convert(kind: Kind, cell: string): unknown {
+export function convert(kind: Kind, cell: string, field = ''): unknown {
   switch (kind) {
     case 'text':
       return cell;
@@ -127,14 +163,13 @@ export function convert(kind: Kind, cell: string): unknown {
       return cell;
     }
     case 'integer':
-      // Digits only: 120.000 km is not 120 km, so a thousands separator is not read as a decimal.
-      return /^[+-]?\d+$/.test(cell) ? Number(cell) : cell;
     case 'decimal':
+      // 120.000 km is not 120 km: a cell both formats read differently is not read (./numbers.ts).
+      return certain(readings(cell, kind, field)) ?? cell;
     case 'coordinate': {
-      // 19950, 19950.5, 19950,50 (a decimal comma). In a price, three digits after the separator
-      // are most likely a thousands separator (12.450): not guessed. Coordinates have any number.
+      // Degrees: a decimal point or comma, never thousands (4.350 is 4.35).
       const match = /^([+-]?\d+)(?:[.,](\d+))?$/.exec(cell);
-      if (!match || (kind === 'decimal' && match[2]?.length === 3)) return cell;
+      if (!match) return cell;
       return Number(match[2] === undefined ? match[1] : `${match[1]}.${match[2]}`);
     }
   }

@@ -16,7 +16,9 @@ export function record(state: ImportState, feed: Feed, offset: number, results: 
     const listing = row.listing && typeof row.listing === 'object' ? row.listing : {};
     let issues = result.issues?.map((issue) => ({
       path: issue.path,
-      message: issue.message,
+      // A number the tool would not guess at was sent as text: its own reason says more than the
+      // service's "must be a number" (which format it could be, and --number-format).
+      message: row.notes?.[issue.path] ?? issue.message,
       ...valueAt(listing, issue.path),
     }));
     // Failures without issues that are still about one field.

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { type ColumnMap, mapColumns, rowToListing } from './columns.js';
+import { type ColumnMap, type CustomColumns, kindOf, mapColumns, rowToListing } from './columns.js';
 import { CliError } from './errors.js';
+import { readNumberColumn } from './number-columns.js';
+import type { NumberFormat } from './numbers.js';
 
 /** One listing of the feed, with where it came from (for the report). */
 export interface FeedRow {
   /** CSV: the row number a spreadsheet shows (the header is row 1). JSON: the item's position, from 1. */
   row: number;
   listing: Record<string, unknown>;
+  /** Why a cell was not read (an ambiguous number), by field: the report gives it as the reason. */
+  notes?: Record<string, string>;
 }
 
 export interface Feed {
@@ -20,6 +24,8 @@ export interface Feed {
   encoding?: Encoding;
   delimiter?: string;
   columns?: ColumnMap;
+  /** CSV only: how number columns were read, where that needs saying. */
+  numberNotes?: string[];
 }
 
 export type Encoding = 'utf-8' | 'iso-8859-15';
@@ -30,6 +36,10 @@ export interface FeedOptions {
   delimiter?: string;
   /** Overrides the extension: `csv` or `json`. */
   format?: 'csv' | 'json';
+  /** `--number-format`: how every number column is written. */
+  numberFormat?: NumberFormat;
+  /** `--columns`: the feed's own column names. */
+  columns?: CustomColumns;
 }
 
 export function readFeed(file: string, options: FeedOptions = {}): Feed {
@@ -44,8 +54,9 @@ export function readFeed(file: string, options: FeedOptions = {}): Feed {
   const text = decode(bytes, format === 'json' ? 'utf-8' : options.encoding);
   if (format === 'json') return { format, rows: jsonRows(text.text), sha256 };
   const delimiter = options.delimiter ?? detectDelimiter(text.text);
-  const { rows, columns } = csvRows(text.text, delimiter);
-  return { format, rows, sha256, encoding: text.encoding, delimiter, columns };
+  const { rows, columns } = csvRows(text.text, delimiter, options.columns);
+  const numberNotes = readNumbers(rows, columns, options.numberFormat);
+  return { format, rows, sha256, encoding: text.encoding, delimiter, columns, numberNotes };
 }
 
 /**
@@ -77,7 +88,11 @@ export function detectDelimiter(text: string): string {
   return best![1] > 0 ? best![0] : ',';
 }
 
-function csvRows(text: string, delimiter: string): { rows: FeedRow[]; columns: ColumnMap } {
+function csvRows(
+  text: string,
+  delimiter: string,
+  custom: CustomColumns | undefined,
+): { rows: FeedRow[]; columns: ColumnMap } {
   let records: string[][];
   try {
     records = parse(text, {
@@ -92,9 +107,34 @@ function csvRows(text: string, delimiter: string): { rows: FeedRow[]; columns: C
   }
   const [header, ...body] = records;
   if (!header) throw new CliError('the feed is empty: a CSV feed starts with a header row');
-  const columns = mapColumns(header);
+  const columns = mapColumns(header, custom);
   const rows = body.map((cells, i) => ({ row: i + 2, listing: rowToListing(columns, cells) }));
   return { rows, columns };
+}
+
+/**
+ * Reads the number columns in place, each as a whole (./number-columns.ts): a value read becomes a
+ * number, a refused one stays text with its reason in the row's notes. Returns what to tell.
+ */
+function readNumbers(rows: FeedRow[], columns: ColumnMap, forced: NumberFormat | undefined): string[] {
+  const notes: string[] = [];
+  columns.fields.forEach((field, position) => {
+    const kind = field ? kindOf(field) : undefined;
+    if (!field || (kind !== 'integer' && kind !== 'decimal')) return;
+    const cells = rows.flatMap((r, index) => {
+      const text = r.listing[field];
+      return typeof text === 'string' ? [{ index, row: r.row, text }] : [];
+    });
+    const name = columns.header[position]!;
+    const result = readNumberColumn({ name, field, kind, cells }, forced);
+    for (const [index, value] of result.values) rows[index]!.listing[field] = value;
+    for (const [index, reason] of result.refused) {
+      const row = rows[index]!;
+      row.notes = { ...row.notes, [field]: reason };
+    }
+    if (result.note) notes.push(result.note);
+  });
+  return notes;
 }
 
 /** An array of listings, or an object holding it under `items`, `listings` or `data`. */

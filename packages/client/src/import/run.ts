@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { type BatchReport, createClient, type ListingInput } from '../index.js';
-import { CliError } from './errors.js';
+import { readColumnsFile } from './column-file.js';
+import { CliError, readCaFile } from './errors.js';
 import { record } from './failures.js';
 import { readFeed } from './feed.js';
 import { type MarkResult, markMissingSold } from './mark-missing-sold.js';
@@ -20,9 +20,12 @@ export async function run(s: Settings, signal: AbortSignal): Promise<number> {
   const feed = readFeed(s.feedPath, {
     ...(s.delimiter ? { delimiter: s.delimiter } : {}),
     ...(s.encoding ? { encoding: s.encoding } : {}),
+    ...(s.numberFormat ? { numberFormat: s.numberFormat } : {}),
+    ...(s.columnsPath ? { columns: readColumnsFile(s.columnsPath) } : {}),
   });
   const say = (text: string) => process.stderr.write(`${text}\n`);
   say(describeFeed(s.feedPath, feed));
+  for (const note of feed.numberNotes ?? []) say(note);
   if (s.mapPath) {
     const changed = applyValueMap(feed, readValueMap(s.mapPath));
     say(`--map ${s.mapPath}: ${changed} ${changed === 1 ? 'value' : 'values'} mapped`);
@@ -30,14 +33,7 @@ export async function run(s: Settings, signal: AbortSignal): Promise<number> {
   const repeated = repeatedNote(feed);
   if (repeated) say(repeated);
 
-  let ca: string | undefined;
-  if (s.ca) {
-    try {
-      ca = readFileSync(s.ca, 'utf8');
-    } catch (error) {
-      throw new CliError(`cannot read --ca ${s.ca}: ${(error as Error).message}`);
-    }
-  }
+  const ca = readCaFile(s.ca);
   let progress: Progress | undefined;
   const client = createClient({
     baseUrl: s.url,

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
+import { FORMAT_NAME, type NumberFormat, numberFormatOption } from './numbers.js';
 
 export const IMPORT_USAGE = `Usage: forecourt import <feed.csv|feed.json> --url URL --secret SECRET [options]
 
@@ -20,6 +21,10 @@ Uploads a feed of listings to the Forecourt partner API in batches of 100 (docs/
                         is refused when it would mark listings elsewhere sold)
   --map FILE            a JSON map of your feed's values to ours, per field, applied before
                         sending, e.g. {"fuelType": {"Stoom": "other", "BZ": "petrol"}}
+  --columns FILE        a JSON map of your column names to listing fields, for names the tool
+                        does not know, e.g. {"Stock nr": "externalReference", "Pk": null}
+  --number-format F     how the feed writes numbers: 1.234,56 or 1,234.56 (default: read from
+                        each column; a value like 39.990 that no other value explains is refused)
   --report FILE         the CSV of failed listings (default <feed>.import-report.csv)
   --batch-size N        listings per request, 1 to 100 (default 100)
   --delimiter C         CSV delimiter: ';' ',' '|' or 'tab' (default: detected from the header)
@@ -46,6 +51,8 @@ const OPTIONS = {
   'locations-from-feed': { type: 'boolean', default: false },
   'all-locations': { type: 'boolean', default: false },
   map: { type: 'string' },
+  columns: { type: 'string' },
+  'number-format': { type: 'string' },
   report: { type: 'string' },
   'batch-size': { type: 'string', default: '100' },
   delimiter: { type: 'string' },
@@ -65,6 +72,8 @@ export interface Settings {
   /** Which locations --mark-missing-sold covers: chosen codes, 'feed', 'all', or not chosen. */
   locations: string[] | 'feed' | 'all' | undefined;
   mapPath: string | undefined;
+  columnsPath: string | undefined;
+  numberFormat: NumberFormat | undefined;
   reportPath: string;
   statePath: string;
   batchSize: number;
@@ -108,6 +117,14 @@ export function settings(argv: string[], env: Record<string, string | undefined>
   if (encoding !== undefined && encoding !== 'utf-8' && encoding !== 'iso-8859-15') {
     throw new UsageError(`--encoding must be utf-8 or iso-8859-15, got "${values.encoding}"`);
   }
+  const numberFormat =
+    values['number-format'] === undefined ? undefined : numberFormatOption(values['number-format']);
+  if (values['number-format'] !== undefined && !numberFormat) {
+    throw new UsageError(
+      `--number-format must be ${FORMAT_NAME.comma} (dot for thousands, decimal comma) or ` +
+        `${FORMAT_NAME.dot} (comma for thousands, decimal point), got "${values['number-format']}"`,
+    );
+  }
   for (const option of ['force', 'location', 'locations-from-feed', 'all-locations'] as const) {
     const given = Array.isArray(values[option]) ? values[option].length > 0 : values[option] === true;
     if (given && !values['mark-missing-sold']) {
@@ -137,6 +154,8 @@ export function settings(argv: string[], env: Record<string, string | undefined>
           ? 'all'
           : undefined,
     mapPath: values.map,
+    columnsPath: values.columns,
+    numberFormat,
     reportPath: values.report ?? `${feedPath}.import-report.csv`,
     statePath: `${feedPath}.import-state.json`,
     batchSize,

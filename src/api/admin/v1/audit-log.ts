@@ -2,33 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AuditStore } from '../../../store/audit.js';
-import { dateTimeParam, positiveIntParam, uuidParam } from '../../schemas/query.js';
+import { auditEntrySchema } from '../../schemas/admin.js';
+import { dateTimeParam, positiveIntParam, textParam, uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
-
-const entrySchema = z
-  .object({
-    id: z.string(),
-    at: z.string(),
-    actor: z
-      .string()
-      .describe(
-        'operator (admin API), partner (its own webhook endpoints), service, or anonymous (a failed partner authentication)',
-      ),
-    operator: z.string().nullable().describe("Which operator acted: a token's name, or ADMIN_TOKEN."),
-    action: z
-      .string()
-      .describe(
-        'partner.created, partner.updated, partner.disabled, partner.enabled, partner.secret_rotated, dealer.created, dealer.updated, dealers.imported, operator.created, operator.revoked, auth.failed, webhook.*',
-      ),
-    partnerId: z.string().nullable(),
-    partnerName: z.string().nullable().describe("The partner's current name."),
-    dealerId: z.string().nullable(),
-    dealerCode: z.string().nullable().describe("The dealer profile's location code."),
-    clientIp: z.string().nullable(),
-    requestId: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'AuditEntry' });
 
 export function auditAdminRoutes(audit: Pick<AuditStore, 'list'>): FastifyPluginAsync {
   return async (base) => {
@@ -48,6 +24,15 @@ export function auditAdminRoutes(audit: Pick<AuditStore, 'list'>): FastifyPlugin
               )
               .optional(),
             partnerId: uuidParam.optional(),
+            actor: z
+              .enum(['operator', 'partner', 'service', 'anonymous'], {
+                error: 'must be operator, partner, service or anonymous',
+              })
+              .optional()
+              .describe('Only entries of this kind of actor.'),
+            operator: textParam(100)
+              .optional()
+              .describe("Only this operator's actions: a token's name, or ADMIN_TOKEN (exact)."),
             since: dateTimeParam.optional(),
             until: dateTimeParam.optional(),
             before: z
@@ -58,7 +43,7 @@ export function auditAdminRoutes(audit: Pick<AuditStore, 'list'>): FastifyPlugin
           }),
           response: {
             200: z.object({
-              data: z.array(entrySchema),
+              data: z.array(auditEntrySchema),
               pagination: z.object({
                 nextBefore: z
                   .string()
@@ -72,12 +57,14 @@ export function auditAdminRoutes(audit: Pick<AuditStore, 'list'>): FastifyPlugin
         },
       },
       async (request) => {
-        const { action, partnerId, since, until, before } = request.query;
+        const { action, partnerId, actor, operator, since, until, before } = request.query;
         const limit = request.query.limit ?? 100;
         // One more than asked says whether an older page exists, so the last page ends with null.
         const rows = await audit.list({
           action,
           partnerId,
+          actor,
+          operator,
           since: since?.toISOString(),
           until: until?.toISOString(),
           before,

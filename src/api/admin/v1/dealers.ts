@@ -3,10 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DealerAdmin, DealerTreeNode } from '../../../domain/dealers.js';
 import { notFound } from '../../../domain/errors.js';
+import { adminName, adminText, metadataField } from '../../../domain/shapes/admin-fields.js';
+import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { uuidParam } from '../../schemas/query.js';
 import { dealerSchema, errorResponse } from '../../schemas/responses.js';
-import { adminName, adminText, metadataField } from './admin-fields.js';
 
 const text = adminText;
 
@@ -28,9 +29,16 @@ const dealerFields = {
   postalCode: text(20),
   city: text(100),
   province: text(100),
+  // Checked as text before the URL parser sees it: the parser drops a tab or a line break and
+  // percent-encodes a NUL, and its answer is what would be stored. Refused, as every text is
+  // (src/domain/text.ts).
   logoUrl: z
-    .url({ protocol: /^https?$/ })
+    .string()
     .max(2048)
+    .refine(isStorableText, STORABLE_MESSAGE)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+    .refine((v) => !/[\u0000-\u0020\u007f-\u009f]/.test(v), 'must not contain spaces or control characters')
+    .pipe(z.url({ protocol: /^https?$/ }))
     .nullable()
     .optional(),
   metadata: metadataField,
@@ -52,6 +60,23 @@ const errors = {
   409: errorResponse,
   422: errorResponse,
 };
+
+const moveImpactSchema = z
+  .object({
+    dealer: z.object({ id: z.string(), locationCode: z.string() }),
+    newParent: z.object({ id: z.string(), locationCode: z.string() }).nullable(),
+    profilesMoved: z.number().int().describe('The profile and every profile under it.'),
+    gains: z
+      .array(z.object({ id: z.string(), name: z.string() }))
+      .describe('Restricted partners that would see them and do not now.'),
+    loses: z
+      .array(z.object({ id: z.string(), name: z.string() }))
+      .describe('Restricted partners that see them now and would no longer.'),
+  })
+  .meta({ id: 'DealerMoveImpact' });
+
+export type DealerView = z.infer<typeof dealerSchema>;
+export type MoveImpactView = z.infer<typeof moveImpactSchema>;
 
 export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
   return async (base) => {
@@ -124,6 +149,25 @@ export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
         if (!dealer) throw notFound(`No dealer profile ${request.params.id}.`);
         return { data: dealer };
       },
+    );
+
+    app.get(
+      '/dealers/:id/move-impact',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary:
+            'Which partners would gain or lose a profile (and those under it) if it moved; nothing is changed',
+          params: z.object({ id: uuidParam }),
+          querystring: z.object({
+            parentLocationCode: adminName(64).optional().describe('The new parent; absent: the top level.'),
+          }),
+          response: { 200: z.object({ data: moveImpactSchema }), ...errors },
+        },
+      },
+      async (request) => ({
+        data: await dealers.moveImpact(request.params.id, request.query.parentLocationCode),
+      }),
     );
 
     app.patch(

@@ -39,6 +39,11 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', adminAuth(api.operators, api.rateLimits));
     app.addHook('preValidation', refuseUndeclaredQuery);
+    // Operators' answers hold partner data (names, scopes, failed requests): never in a shared
+    // cache, nor in the browser's (decisions.md).
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+    });
     // A write that succeeded has committed; the operator's answer waits until this instance has
     // forgotten what partners could do before (others hear it by notification, in milliseconds).
     app.addHook('onSend', async (request, reply) => {

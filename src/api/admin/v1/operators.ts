@@ -2,20 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { OperatorAccess } from '../../../domain/operators.js';
+import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import { auditContext } from '../../../http/audit-context.js';
+import { operatorSchema, operatorWithTokenSchema } from '../../schemas/admin.js';
 import { uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
-
-const operatorSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    createdAt: z.string(),
-    createdBy: z.string().describe('The operator who created it (or ADMIN_TOKEN).'),
-    lastUsedAt: z.string().nullable().describe('To the minute.'),
-    revokedAt: z.string().nullable(),
-  })
-  .meta({ id: 'OperatorToken' });
 
 const errors = {
   400: errorResponse,
@@ -68,9 +59,10 @@ export function operatorAdminRoutes(operators: OperatorAccess): FastifyPluginAsy
               .trim()
               .min(1, 'must not be empty')
               .max(100, 'must be at most 100 characters')
-              .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
+              .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
+              .refine(isStorableText, STORABLE_MESSAGE),
           }),
-          response: { 201: z.object({ data: operatorSchema.extend({ token: z.string() }) }), ...errors },
+          response: { 201: z.object({ data: operatorWithTokenSchema }), ...errors },
         },
       },
       async (request, reply) => {

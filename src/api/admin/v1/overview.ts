@@ -13,7 +13,7 @@ export interface ServiceHealth {
 }
 
 const check = z.object({ ok: z.boolean(), error: z.string().nullable() });
-const overviewSchema = z.object({
+export const overviewSchema = z.object({
   traffic: z.object({
     perMinute: z.array(
       z.object({
@@ -42,6 +42,8 @@ const overviewSchema = z.object({
     pending: z.number().int().describe('With a delivery sent and not yet acknowledged.'),
   }),
 });
+
+export type OverviewView = z.infer<typeof overviewSchema>;
 
 /** The service at a glance: the console's first page. */
 export function overviewAdminRoutes(deps: {

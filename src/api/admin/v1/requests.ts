@@ -1,29 +1,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { problem } from '../../../domain/errors.js';
 import {
+  MAX_SINCE_DAYS,
   type RequestRecordReads,
   USAGE_WINDOWS,
   type UsageWindow,
 } from '../../../domain/request-records/reads.js';
-import { uuidParam } from '../../schemas/query.js';
+import { dateTimeParam, textParam, uuidParam } from '../../schemas/query.js';
 import {
+  operatorRecordPageSchema,
+  operatorRecordSchema,
   recordMeta,
   recordPagination,
   requestRecordQuery,
-  requestRecordSchema,
   usageSchema,
 } from '../../schemas/requests.js';
 import { errorResponse } from '../../schemas/responses.js';
-
-const operatorRecordSchema = requestRecordSchema
-  .extend({
-    partner: z
-      .object({ id: z.string(), name: z.string().nullable() })
-      .nullable()
-      .describe('Whose secret was sent; null when it named no partner. name is null for a deleted partner.'),
-  })
-  .meta({ id: 'OperatorRequestRecord' });
 
 const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 429: errorResponse };
 
@@ -42,18 +36,29 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
               .union([z.literal('none'), uuidParam])
               .optional()
               .describe('One partner; "none": requests whose secret named no partner.'),
+            until: dateTimeParam.optional().describe('Only requests before this ISO 8601 instant.'),
+            route: textParam(200)
+              .optional()
+              .describe('Only this route, as records write it (/listings/{listing}); exact.'),
+            key: z
+              .enum(['current', 'previous', 'retired', 'none'], {
+                error: 'must be current, previous, retired or none',
+              })
+              .optional()
+              .describe('Only requests that sent this secret; "none": no secret identified a partner.'),
           }),
           response: {
-            200: z.object({
-              data: z.array(operatorRecordSchema),
-              meta: recordMeta,
-              pagination: recordPagination,
-            }),
+            200: operatorRecordPageSchema,
             ...errors,
           },
         },
       },
-      async (request) => records.ofAny({ ...request.query, since: request.query.since?.toISOString() }),
+      async (request) =>
+        records.ofAny({
+          ...request.query,
+          since: request.query.since?.toISOString(),
+          until: request.query.until?.toISOString(),
+        }),
     );
 
     app.get(
@@ -81,16 +86,30 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
               .enum(Object.keys(USAGE_WINDOWS) as [UsageWindow])
               .optional()
               .describe('24h (default) or 7d.'),
+            since: dateTimeParam
+              .optional()
+              .describe(
+                "Instead of a window: from this time's minute to now (at most 7 days back), in buckets of 1 minute over the first 3 hours, then 5, 15, 60 or 360 minutes (at most 180 buckets). A partner's secretRotatedAt gives the requests per secret since its rotation.",
+              ),
           }),
           response: { 200: z.object({ data: usageSchema }), ...errors },
         },
       },
-      async (request) => ({
-        data: await records.usage(
-          request.params.id === 'none' ? null : request.params.id,
-          request.query.window ?? '24h',
-        ),
-      }),
+      async (request) => {
+        const { since } = request.query;
+        if (since && since.getTime() < Date.now() - MAX_SINCE_DAYS * 86_400_000) {
+          throw problem('INVALID_QUERY', `query.since: at most ${MAX_SINCE_DAYS} days back`, [
+            { path: 'query.since', message: `at most ${MAX_SINCE_DAYS} days back`, code: 'too_small' },
+          ]);
+        }
+        return {
+          data: await records.usage(
+            request.params.id === 'none' ? null : request.params.id,
+            request.query.window ?? '24h',
+            since,
+          ),
+        };
+      },
     );
   };
 }

@@ -1,17 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DEFAULT_DELIVERY_PAGE, type WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
+import { adminName } from '../../../domain/shapes/admin-fields.js';
+import { operatorEndpointSchema } from '../../../domain/shapes/webhooks.js';
+import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
+import { DEFAULT_DELIVERY_PAGE } from '../../../domain/webhooks/views.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
-import { deliveryPageSchema, deliveryQuery, endpointSchema } from '../../schemas/webhooks.js';
-import { adminName } from './admin-fields.js';
+import { deliveryPageSchema, deliveryQuery } from '../../schemas/webhooks.js';
 
-/** Every partner's webhook endpoints, for the operator: see, inspect the log, disable, enable. */
-const operatorEndpoint = endpointSchema
-  .extend({ partnerId: z.string() })
-  .meta({ id: 'OperatorWebhookEndpoint' });
 const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 422: errorResponse };
 const idParams = z.object({ id: uuidParam });
 const tags = ['Admin'];
@@ -27,7 +25,7 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           tags,
           summary: "Every partner's webhook endpoints (or one partner's), oldest first",
           querystring: z.object({ partnerId: uuidParam.optional() }),
-          response: { 200: z.object({ data: z.array(operatorEndpoint) }), ...errors },
+          response: { 200: z.object({ data: z.array(operatorEndpointSchema) }), ...errors },
         },
       },
       async (request) => ({ data: await webhooks.listAll(request.query.partnerId ?? null) }),
@@ -40,7 +38,7 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           tags,
           summary: 'One webhook endpoint: state, failing since, pending delivery',
           params: idParams,
-          response: { 200: z.object({ data: operatorEndpoint }), ...errors },
+          response: { 200: z.object({ data: operatorEndpointSchema }), ...errors },
         },
       },
       async (request) => ({ data: await webhooks.getAny(request.params.id) }),
@@ -72,7 +70,7 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           summary: 'Disable a webhook endpoint; the partner sees the reason and cannot resume it',
           params: idParams,
           body: z.object({ reason: adminName(500).optional() }).optional(),
-          response: { 200: z.object({ data: operatorEndpoint }), ...errors },
+          response: { 200: z.object({ data: operatorEndpointSchema }), ...errors },
         },
       },
       async (request) => ({
@@ -87,7 +85,7 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           tags,
           summary: 'Enable a webhook endpoint again, from where it stopped',
           params: idParams,
-          response: { 200: z.object({ data: operatorEndpoint }), ...errors },
+          response: { 200: z.object({ data: operatorEndpointSchema }), ...errors },
         },
       },
       async (request) => ({ data: await webhooks.enable(request.params.id, auditContext(request)) }),

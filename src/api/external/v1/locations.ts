@@ -1,17 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isStorableText } from '../../../domain/listing-input.js';
-import type { ListingReads } from '../../../domain/listing-query.js';
+import type { ListingReads } from '../../../domain/listings/reads.js';
 import { DEFAULT_LOCATION_PAGE, type LocationReads, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
+import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import { partnerMeta } from '../../../http/auth.js';
 import type { Projection } from '../../../store/db.js';
+import { locationJsonProjection } from '../../../store/location-json.js';
 import { booleanParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
-import { paging, resolvePaging } from './listing-query-schema.js';
-import type { ListingJson } from './listing-view.js';
-import { appliedFilters, listingListResponse, sendListingPage } from './listings.js';
-import { locationJson, locationJsonProjection } from './location-view.js';
+import { paging, resolvePaging } from './listings/query-schema.js';
+import { appliedFilters, listingListResponse, sendListingPage } from './listings/reads.js';
+import type { ListingJson } from './listings/view.js';
+import { locationJson } from './location-view.js';
 import { sendList } from './send-json.js';
 
 export const locationsQuery = z
@@ -24,7 +25,7 @@ export const locationsQuery = z
       .string()
       .trim()
       .max(200)
-      .refine(isStorableText, 'must not contain U+0000 or unpaired surrogate characters')
+      .refine(isStorableText, STORABLE_MESSAGE)
       .optional()
       .describe(
         'Case-insensitive substring of company, full or display name, city, province or location code.',

@@ -2,19 +2,17 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ENUMS } from '../../../domain/enums.js';
-import { isStorableText } from '../../../domain/listing-input.js';
-import {
-  DEFAULT_DELIVERY_PAGE,
-  MAX_ENDPOINTS_PER_PARTNER,
-  type WebhookAdmin,
-} from '../../../domain/webhooks/endpoints.js';
+import { deliverySchema, endpointSchema } from '../../../domain/shapes/webhooks.js';
+import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
+import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { MAX_URL_LENGTH } from '../../../domain/webhooks/target.js';
+import { DEFAULT_DELIVERY_PAGE, MAX_ENDPOINTS_PER_PARTNER } from '../../../domain/webhooks/views.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { parseBody } from '../../../http/validation.js';
 import { WEBHOOK_BODY_EXAMPLES } from '../../openapi/webhook-examples.js';
 import { uuidParam } from '../../schemas/query.js';
 import { partnerErrors } from '../../schemas/responses.js';
-import { deliveryPageSchema, deliveryQuery, deliverySchema, endpointSchema } from '../../schemas/webhooks.js';
+import { deliveryPageSchema, deliveryQuery } from '../../schemas/webhooks.js';
 
 const SCOPES = ['manage:webhooks', 'read:listings'] as const;
 
@@ -46,21 +44,18 @@ const url = z
   .min(1)
   .max(MAX_URL_LENGTH)
   .describe('Where deliveries are POSTed: https, a public address; redirects are not followed.');
-const description = z
-  .string()
-  .trim()
-  .max(500)
-  .refine(isStorableText, 'must not contain U+0000 or unpaired surrogate characters')
-  .nullable();
+const description = z.string().trim().max(500).refine(isStorableText, STORABLE_MESSAGE).nullable();
 
-const createBody = z.object({
+// Closed objects, as the service reads them (parseBody refuses any other name as unknown_field):
+// a document that allowed more would let a validating client send what the service refuses.
+const createBody = z.strictObject({
   url,
   description: description.optional(),
   filter: filterSchema.optional(),
 });
 
 const patchBody = z
-  .object({
+  .strictObject({
     url: url.optional(),
     description: description.optional(),
     filter: filterSchema.optional(),
@@ -69,10 +64,12 @@ const patchBody = z
       .optional()
       .describe('false pauses deliveries; true starts them again from where they stopped.'),
   })
-  .refine((b) => Object.keys(b).length > 0, 'name at least one of url, description, filter, enabled');
+  .refine((b) => Object.keys(b).length > 0, 'name at least one of url, description, filter, enabled')
+  // The refinement says "at least one field" to the service; this says it to the document.
+  .meta({ minProperties: 1 });
 
 const resumeBody = z
-  .object({
+  .strictObject({
     cursor: z
       .string()
       .max(1000)

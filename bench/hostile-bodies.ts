@@ -1,0 +1,253 @@
+/**
+ * The worst body of each shape within the 5 MiB limit, and what it costs the service (issue 28):
+ * `forecourt serve` as its own process, each body sent alone (nothing else in flight), its CPU
+ * time read from /proc before and after (bench/lib/usage.ts), three times each; the answer's
+ * status and size beside it. The claim to hold: every shape is answered in well under a second of
+ * CPU, so no body within the size limit can hold the only thread for the others.
+ *
+ *   node --import tsx bench/hostile-bodies.ts [--database-url postgres://…] [--repeat 3] [--smoke]
+ * Embedded database (a fresh data directory) without --database-url. Prints a Markdown table
+ * (docs/reliability.md keeps the latest) and exits non-zero when a shape costs a second or more.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { startService } from './lib/processes.js';
+import { cpuMs } from './lib/usage.js';
+
+const { values } = parseArgs({
+  options: {
+    'database-url': { type: 'string' },
+    repeat: { type: 'string', default: '3' },
+    smoke: { type: 'boolean', default: false },
+    /** Only the shapes whose name holds this text. */
+    only: { type: 'string' },
+  },
+});
+const log = (msg: string) => process.stderr.write(`[bench hostile-bodies] ${msg}\n`);
+const LIMIT = 5 * 1024 * 1024;
+/** Just under the limit: the envelope of a shape is a few bytes. */
+const ROOM = LIMIT - 1024;
+const REPEAT = values.smoke ? 1 : Number(values.repeat);
+const API = '/api/external/v1';
+
+/** `count` times `piece(i)` joined by commas, as many as fit in `bytes`. */
+function fill(bytes: number, piece: (i: number) => string): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; ; i++) {
+    const next = piece(i);
+    if (size + next.length + 1 > bytes) break;
+    parts.push(next);
+    size += next.length + 1;
+  }
+  return parts.join(',');
+}
+
+const listing = (extra = '') =>
+  `"title":"Volkswagen Golf","price":19950,"dealerLocationCode":"HB-ROOT"${extra ? `,${extra}` : ''}`;
+
+interface Shape {
+  name: string;
+  method: string;
+  path: string;
+  body: () => string | Buffer;
+}
+
+const name40 = (i: number) => `"${i.toString(36).padStart(38, 'k')}":1`;
+const SHAPES: Shape[] = [
+  {
+    name: 'one object, as many unknown names as fit (~470,000)',
+    method: 'PUT',
+    path: `${API}/listings/hb-keys`,
+    body: () => `{${fill(ROOM, (i) => `"k${i}":1`)}}`,
+  },
+  {
+    name: 'one listing with 996 unknown names (1,000 in all: the most one object may have)',
+    method: 'PUT',
+    path: `${API}/listings/hb-keys-999`,
+    body: () => `{${listing(fill(ROOM, name40).split(',').slice(0, 996).join(','))}}`,
+  },
+  {
+    name: 'bulk: 100 items of 996 unknown 40-character names each (100,000 issues)',
+    method: 'POST',
+    path: `${API}/listings/bulk-upsert`,
+    body: () => {
+      const names = Array.from({ length: 996 }, (_, i) => name40(i)).join(',');
+      return `[${Array.from({ length: 100 }, (_, j) => `{"externalReference":"hb-${j}",${listing(names)}}`).join(',')}]`;
+    },
+  },
+  {
+    name: 'nesting: arrays 2.6 million deep',
+    method: 'PUT',
+    path: `${API}/listings/hb-deep`,
+    body: () => `${'['.repeat(ROOM / 2)}${']'.repeat(ROOM / 2)}`,
+  },
+  {
+    name: 'nesting: 63 levels (the most), 1,000 names at each',
+    method: 'PUT',
+    path: `${API}/listings/hb-deep-wide`,
+    body: () => {
+      let value = '1';
+      for (let d = 0; d < 62; d++)
+        value = `{${Array.from({ length: 20 }, (_, i) => `"n${i}":1`).join(',')},"a":${value}}`;
+      return `{${listing(`"metadata":${value}`)}}`;
+    },
+  },
+  {
+    name: 'one array, as many elements as fit (~2.6 million)',
+    method: 'PUT',
+    path: `${API}/listings/hb-array`,
+    body: () => `{${listing(`"images":[${fill(ROOM - 100, () => '1')}]`)}}`,
+  },
+  {
+    name: 'images: 10,000 URLs of 500 characters (the most one array may have)',
+    method: 'PUT',
+    path: `${API}/listings/hb-images`,
+    body: () =>
+      `{${listing(`"images":[${Array.from({ length: 10_000 }, (_, i) => `"https://img.example/${String(i).padStart(480, 'x')}.jpg"`).join(',')}]`)}}`,
+  },
+  {
+    name: 'one string of 5 MiB (description)',
+    method: 'PUT',
+    path: `${API}/listings/hb-string`,
+    body: () => `{${listing(`"description":"${'x'.repeat(ROOM - 200)}"`)}}`,
+  },
+  {
+    name: 'bulk: 100 valid listings, 50 images and 200 features each (the heaviest write)',
+    method: 'POST',
+    path: `${API}/listings/bulk-upsert`,
+    body: () =>
+      JSON.stringify(
+        Array.from({ length: 100 }, (_, j) => ({
+          externalReference: `hb-valid-${j}`,
+          title: 'Volkswagen Golf 1.5 TSI',
+          price: 19950,
+          dealerLocationCode: 'HB-ROOT',
+          description: 'd'.repeat(20_000),
+          images: Array.from({ length: 50 }, (_, i) => `https://img.example/${j}/${i}.jpg`),
+          features: Array.from({ length: 200 }, (_, i) => ({ category: 'comfort', name: `feature ${i}` })),
+        })),
+      ),
+  },
+  {
+    name: 'NUL in every field of 100 bulk items',
+    method: 'POST',
+    path: `${API}/listings/bulk-upsert`,
+    body: () =>
+      JSON.stringify(
+        Array.from({ length: 100 }, (_, j) => ({
+          externalReference: `hb-nul-${j}`,
+          title: 'a\u0000b',
+          description: `${'x'.repeat(19_000)}\u0000`,
+          brand: '\u0000',
+          model: '\ud800',
+          images: Array.from({ length: 50 }, () => 'https://img.example/\u0000.jpg'),
+          features: Array.from({ length: 200 }, () => 'nav\u0000'),
+        })),
+      ),
+  },
+  {
+    name: 'not UTF-8: a byte 0xFF at the end of 5 MiB',
+    method: 'PUT',
+    path: `${API}/listings/hb-utf8`,
+    body: () =>
+      Buffer.concat([
+        Buffer.from(`{${listing(`"description":"${'x'.repeat(ROOM - 200)}`)}`),
+        Buffer.from([0xff, 0x22, 0x7d]),
+      ]),
+  },
+  {
+    name: 'not JSON: a bare word at the end of 5 MiB',
+    method: 'PUT',
+    path: `${API}/listings/hb-syntax`,
+    body: () => `{${listing(`"description":"${'x'.repeat(ROOM - 200)}","z":oops`)}}`,
+  },
+  {
+    name: 'webhook endpoint: 999 unknown names',
+    method: 'POST',
+    path: `${API}/webhooks`,
+    body: () => `{"url":"https://203.0.113.9/hook",${fill(ROOM, name40).split(',').slice(0, 999).join(',')}}`,
+  },
+];
+
+interface Row {
+  shape: string;
+  bytes: number;
+  status: number;
+  answerBytes: number;
+  cpuMs: number[];
+  wallMs: number[];
+}
+
+async function main(): Promise<void> {
+  const adminToken = randomBytes(24).toString('hex');
+  const service = await startService({
+    ...(values['database-url'] ? { DATABASE_URL: values['database-url'] } : {}),
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+  });
+  const rows: Row[] = [];
+  try {
+    const admin = async (method: string, path: string, body: unknown) => {
+      const res = await request(`${service.url}/api/admin/v1${path}`, {
+        method: method as 'POST',
+        dispatcher: service.dispatcher,
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      if (res.statusCode >= 300 && res.statusCode !== 409)
+        throw new Error(`${path}: ${res.statusCode} ${text}`);
+      return JSON.parse(text).data;
+    };
+    await admin('POST', '/dealers', { locationCode: 'HB-ROOT', displayName: 'Hostile bodies' });
+    const partner = await admin('POST', '/partners', {
+      name: 'hostile-bodies',
+      scopes: ['read:listings', 'write:listings', 'manage:webhooks'],
+      access: { scope: 'global' },
+    });
+    for (const shape of SHAPES.filter((s) => !values.only || s.name.includes(values.only!))) {
+      const body = shape.body();
+      const bytes = Buffer.byteLength(body);
+      if (bytes > LIMIT) throw new Error(`${shape.name}: ${bytes} bytes is past the limit`);
+      const row: Row = { shape: shape.name, bytes, status: 0, answerBytes: 0, cpuMs: [], wallMs: [] };
+      for (let i = 0; i < REPEAT; i++) {
+        const before = cpuMs(service.pid)!;
+        const started = performance.now();
+        const res = await request(`${service.url}${shape.path}`, {
+          method: shape.method as 'POST',
+          dispatcher: service.dispatcher,
+          headers: { authorization: `Bearer ${partner.secret}`, 'content-type': 'application/json' },
+          body,
+        });
+        const answer = await res.body.text();
+        row.wallMs.push(performance.now() - started);
+        // The answer is sent before the request's log line and records: let them finish.
+        await new Promise((r) => setTimeout(r, 50));
+        row.cpuMs.push(cpuMs(service.pid)! - before);
+        row.status = res.statusCode;
+        row.answerBytes = Buffer.byteLength(answer);
+      }
+      log(`${shape.name}: ${row.status}, ${Math.max(...row.cpuMs)} ms CPU`);
+      rows.push(row);
+    }
+  } finally {
+    await service.stop();
+  }
+  const max = (xs: number[]) => Math.round(Math.max(...xs));
+  console.log('| shape | body | answer | CPU ms (max of runs) | wall ms (max) |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.shape} | ${(r.bytes / 1024 / 1024).toFixed(2)} MiB | ${r.status}, ${(r.answerBytes / 1024).toFixed(1)} kB | ${max(r.cpuMs)} | ${max(r.wallMs)} |`,
+    );
+  }
+  const over = rows.filter((r) => Math.max(...r.cpuMs) >= 1000);
+  if (over.length) {
+    console.error(`a second of CPU or more: ${over.map((r) => r.shape).join('; ')}`);
+    process.exit(1);
+  }
+}
+
+await main();

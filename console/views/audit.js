@@ -1,0 +1,184 @@
+// @ts-check
+// The audit log: who did what, filtered by operator, action and time, with each change written
+// "field: old → new" (dealer ids named by their location code).
+import { api, query } from '../admin-api.js';
+import { dealerLabel, instant, localValue, shortId, when } from '../format.js';
+import { field, filtered, h, select, submitted, table, text } from '../ui.js';
+
+/** @typedef {import('../types.js').AuditEntry} AuditEntry */
+
+/** The filters, as the hash and the API name them. */
+const FILTERS = ['actor', 'operator', 'action', 'since', 'until'];
+
+/** @type {[string, string][]} Kinds of actor, as the API names them and in words. */
+const ACTORS = [
+  ['', 'anyone'],
+  ['operator', 'operators'],
+  ['partner', 'partners (their webhooks)'],
+  ['service', 'the service itself'],
+  ['anonymous', 'failed sign-ins'],
+];
+
+const ACTIONS = [
+  'partner.',
+  'partner.created',
+  'partner.updated',
+  'partner.disabled',
+  'partner.enabled',
+  'partner.secret_rotated',
+  'dealer.',
+  'dealers.imported',
+  'operator.',
+  'webhook.',
+  'auth.failed',
+];
+
+/**
+ * A value in words: ids of dealers by their code and name, lists joined, nothing as "none".
+ * @param {unknown} value
+ * @param {Map<string, import('../types.js').Dealer>} dealers
+ * @returns {string}
+ */
+function words(value, dealers) {
+  if (value === null || value === undefined) return 'none';
+  if (Array.isArray(value)) return value.length ? value.map((v) => words(v, dealers)).join(', ') : 'none';
+  if (typeof value === 'string') {
+    const d = dealers.get(value);
+    return d ? dealerLabel(d) : value;
+  }
+  if (typeof value === 'object') {
+    const o = /** @type {Record<string, unknown>} */ (value);
+    // An access: "global", or "restricted: roots".
+    if (o.scope === 'global') return 'global';
+    if (o.scope === 'restricted') return `restricted to ${words(o.rootProfileIds, dealers)}`;
+    return Object.entries(o)
+      .map(([k, v]) => `${k} ${words(v, dealers)}`)
+      .join('; ');
+  }
+  return String(value);
+}
+
+/**
+ * An entry's details as a list: each change "field: old → new", each other detail "name: value".
+ * @param {Record<string, unknown>} details
+ * @param {Map<string, import('../types.js').Dealer>} dealers
+ */
+function detailList(details, dealers) {
+  const items = [];
+  for (const [key, value] of Object.entries(details)) {
+    if (key === 'changes' && value && typeof value === 'object') {
+      for (const [name, change] of Object.entries(
+        /** @type {Record<string, {from?: unknown, to?: unknown}>} */ (value),
+      ))
+        items.push(
+          h(
+            'li',
+            {},
+            h('strong', {}, name),
+            `: ${words(change?.from, dealers)} → ${words(change?.to, dealers)}`,
+          ),
+        );
+    } else items.push(h('li', {}, h('strong', {}, key), `: ${words(value, dealers)}`));
+  }
+  return items.length ? h('ul', { class: 'details' }, items) : '';
+}
+
+/**
+ * @param {URLSearchParams} q
+ * @returns {Promise<import('../types.js').Content>}
+ */
+export async function audit(q) {
+  const filters = Object.fromEntries(FILTERS.map((k) => [k, q.get(k)]));
+  const filterErrors = h('div');
+  /** @type {[{data: AuditEntry[], pagination: {nextBefore: string | null}}, {data: import('../types.js').Dealer[]}]} */
+  const [page, { data: dealerList }] = await Promise.all([
+    filtered(
+      api('GET', `/audit-log${query({ ...filters, before: q.get('before'), limit: 50 })}`),
+      { data: [], pagination: { nextBefore: null } },
+      filterErrors,
+    ),
+    api('GET', '/dealers'),
+  ]);
+  const dealers = new Map(dealerList.map((d) => [d.id, d]));
+  /** @param {AuditEntry} e */
+  const subject = (e) =>
+    e.partnerId
+      ? h('a', { href: `#/partners/${e.partnerId}` }, e.partnerName ?? e.partnerId)
+      : e.dealerId
+        ? h('a', { href: `#/dealers/${e.dealerId}` }, e.dealerCode ?? e.dealerId)
+        : '';
+  const form = h(
+    'form',
+    {
+      class: 'panel',
+      role: 'search',
+      'aria-label': 'Filter the audit log',
+      onsubmit: submitted((f) => {
+        location.hash = `#/audit${query({
+          actor: text(f, 'actor'),
+          operator: text(f, 'operator'),
+          action: text(f, 'action'),
+          since: instant(text(f, 'since')),
+          until: instant(text(f, 'until')),
+        })}`;
+      }),
+    },
+    h(
+      'div',
+      { class: 'row' },
+      select('Who', 'actor', ACTORS, filters.actor ?? ''),
+      field('Operator (name, or ADMIN_TOKEN)', {
+        name: 'operator',
+        value: filters.operator ?? '',
+        maxlength: 100,
+      }),
+      select(
+        'Action',
+        'action',
+        [
+          ['', 'any'],
+          ...ACTIONS.map((a) => /** @type {[string, string]} */ ([a, a.endsWith('.') ? `${a}*` : a])),
+        ],
+        filters.action ?? '',
+      ),
+      field('From', { name: 'since', type: 'datetime-local', value: localValue(filters.since ?? null) }),
+      field('Until', { name: 'until', type: 'datetime-local', value: localValue(filters.until ?? null) }),
+    ),
+    h('p', {}, h('button', { type: 'submit' }, 'Apply filters'), ' ', h('a', { href: '#/audit' }, 'Clear')),
+    filterErrors,
+  );
+  return [
+    h('h1', {}, 'Audit log'),
+    form,
+    table(
+      [
+        { label: 'at', class: 'nowrap' },
+        'who',
+        'action',
+        'subject',
+        'details',
+        { label: 'request id', class: 'nowrap' },
+      ],
+      page.data.map((e) => [
+        when(e.at),
+        e.operator ?? e.actor,
+        e.action,
+        subject(e),
+        detailList(e.details, dealers),
+        e.requestId ? h('span', { class: 'mono', title: e.requestId }, shortId(e.requestId)) : '',
+      ]),
+      'No entries.',
+    ),
+    page.pagination.nextBefore
+      ? h(
+          'p',
+          {},
+          h(
+            'a',
+            { href: `#/audit${query({ ...filters, before: page.pagination.nextBefore })}` },
+            'Older entries →',
+          ),
+        )
+      : null,
+  ];
+}

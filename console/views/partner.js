@@ -1,0 +1,244 @@
+// @ts-check
+// One partner: its secret (rotation with grace, and whether it moved), rate limit, disable and
+// enable, usage over 24 hours or 7 days, failed requests, webhooks, and editing it.
+import { api } from '../admin-api.js';
+import { fmt, lastUse, movedYet, sinceRotation, when } from '../format.js';
+import { redraw } from '../redraw.js';
+import { accessText } from '../tree.js';
+import { attempt, cards, chart, field, h, secretBox, submitted, table, text, toast } from '../ui.js';
+import { editPartner } from './partner-edit.js';
+import { failureTable } from './requests.js';
+import { endpointsOf } from './webhooks.js';
+
+/** @typedef {import('../types.js').Partner} Partner */
+
+/**
+ * @param {string} id
+ * @param {'24h' | '7d'} window
+ * @returns {Promise<import('../types.js').Content>}
+ */
+export async function partner(id, window = '24h') {
+  /** @type {[{data: Partner}, {data: import('../types.js').Usage}, import('../types.js').RequestPage, {data: import('../types.js').Dealer[]}]} */
+  const [{ data: p }, { data: usage }, failures, { data: dealers }] = await Promise.all([
+    api('GET', `/partners/${id}`),
+    api('GET', `/partners/${id}/usage?window=${window}`),
+    api('GET', `/requests?partnerId=${id}&pageSize=20`),
+    api('GET', '/dealers'),
+  ]);
+  // During a grace: the requests per secret since the rotation (what "moved" rests on).
+  /** @type {import('../types.js').Usage | null} */
+  const rotationUsage =
+    p.previousSecretValidUntil && p.secretRotatedAt
+      ? (await api('GET', `/partners/${id}/usage?since=${encodeURIComponent(p.secretRotatedAt)}`)).data
+      : null;
+  const perKey = rotationUsage && p.secretRotatedAt ? sinceRotation(rotationUsage, p.secretRotatedAt) : null;
+  const dealersById = new Map(dealers.map((d) => [d.id, d]));
+  const out = h('div');
+  const errors = h('div');
+  /** @param {() => Promise<void>} action */
+  const act = (action) => attempt(errors, action);
+  const rotate = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: submitted((f) => {
+        const grace = Number(f.get('grace'));
+        // Ending the old secret at once cuts the partner off until it has the new one: asked first.
+        if (
+          grace === 0 &&
+          !confirm(
+            `Rotate ${p.name}'s secret with no grace? The current secret is refused from this moment, and every request of the partner fails until it uses the new one.`,
+          )
+        )
+          return;
+        void act(async () => {
+          /** @type {{data: {secret: string, previousSecretValidUntil: string | null}}} */
+          const { data } = await api('POST', `/partners/${id}/rotate-secret`, { graceSeconds: grace });
+          out.replaceChildren(
+            secretBox(
+              `New API secret of ${p.name}`,
+              data.secret,
+              data.previousSecretValidUntil
+                ? `The previous secret keeps working until ${when(data.previousSecretValidUntil)}; then it is refused (and shows as "retired" in the failed requests).`
+                : 'The previous secret stopped working now.',
+            ),
+          );
+        });
+      }),
+    },
+    h(
+      'label',
+      {},
+      'Previous secret keeps working for',
+      h(
+        'select',
+        { name: 'grace' },
+        // 24 hours by default: time for the partner to deploy the new secret.
+        [
+          ['3600', '1 hour'],
+          ['86400', '24 hours'],
+          ['604800', '7 days'],
+          ['0', 'no time: stop it now (asks first)'],
+        ].map(([v, l]) => h('option', { value: v, selected: v === '86400' }, l)),
+      ),
+    ),
+    h('button', { type: 'submit' }, 'Rotate secret'),
+  );
+  const limit = h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: submitted((f) => {
+        const value = text(f, 'limit');
+        void act(async () => {
+          await api('PATCH', `/partners/${id}`, { rateLimitPerMinute: value ? Number(value) : null });
+          await redraw();
+          toast('Rate limit saved.');
+        });
+      }),
+    },
+    field('Rate limit (requests a minute; empty: the default)', {
+      name: 'limit',
+      type: 'number',
+      min: 1,
+      value: p.rateLimitPerMinute ?? '',
+    }),
+    h('button', { type: 'submit', class: 'secondary' }, 'Save limit'),
+  );
+  const toggle = p.disabled
+    ? h(
+        'button',
+        {
+          type: 'button',
+          onclick: () =>
+            void act(async () => {
+              await api('PATCH', `/partners/${id}`, { disabled: false });
+              await redraw();
+              toast('Enabled.');
+            }),
+        },
+        'Enable partner',
+      )
+    : h(
+        'form',
+        {
+          class: 'inline',
+          onsubmit: submitted((f) => {
+            const reason = text(f, 'reason');
+            if (!confirm(`Disable ${p.name}? Every request with its secrets is refused until you enable it.`))
+              return;
+            void act(async () => {
+              await api('PATCH', `/partners/${id}`, {
+                disabled: true,
+                ...(reason ? { disabledReason: reason } : {}),
+              });
+              await redraw();
+              toast('Disabled.');
+            });
+          }),
+        },
+        field('Why (kept with the partner and in the audit log)', {
+          name: 'reason',
+          maxlength: 500,
+          size: 40,
+        }),
+        h('button', { type: 'submit', class: 'danger' }, 'Disable partner'),
+      );
+  const t = usage.totals;
+  const other = window === '24h' ? '7d' : '24h';
+  return [
+    h('p', {}, h('a', { href: '#/partners' }, '← Partners')),
+    h('h1', {}, p.name, ' ', p.disabled ? h('span', { class: 'bad' }, '(disabled)') : null),
+    p.disabled
+      ? h(
+          'p',
+          { class: 'bad', 'data-disabled': '' },
+          `Disabled${p.disabledReason ? `: ${p.disabledReason}` : ' (no reason given)'}.`,
+        )
+      : null,
+    h('p', {}, h('button', { type: 'button', class: 'secondary', onclick: () => redraw() }, 'Refresh')),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'scopes'),
+      h('dd', {}, p.scopes.join(', ') || 'none'),
+      h('dt', {}, 'access'),
+      h('dd', { 'data-access': '' }, accessText(p.access, dealersById)),
+      h('dt', {}, 'last used'),
+      h('dd', {}, lastUse(p)),
+      h('dt', {}, 'id'),
+      h('dd', {}, h('code', {}, p.id)),
+    ),
+    p.previousSecretValidUntil
+      ? h(
+          'p',
+          { class: 'warn', 'data-grace': '' },
+          `The previous secret works until ${when(p.previousSecretValidUntil)}. ${movedYet(p)} `,
+          h(
+            'a',
+            { href: `#/requests?partnerId=${id}&key=previous` },
+            'Failed requests with the previous secret',
+          ),
+        )
+      : null,
+    perKey
+      ? h(
+          'div',
+          { class: 'warn', 'data-key-counts': '' },
+          h('p', {}, perKey.counts),
+          h('p', {}, perKey.previousSince),
+        )
+      : null,
+    h('div', { class: 'panel' }, rotate, h('hr'), limit, h('hr'), toggle, errors),
+    out,
+    h(
+      'h2',
+      {},
+      `Usage, ${window === '24h' ? 'last 24 hours (hourly)' : 'last 7 days (6-hourly)'} `,
+      h('a', { href: `#/partners/${id}?window=${other}` }, other === '7d' ? 'show 7 days' : 'show 24 hours'),
+    ),
+    cards(
+      /** @type {[string, number][]} */ ([
+        ['requests', t.requests],
+        ['4xx', t.clientErrors],
+        ['5xx', t.serverErrors],
+        ['rate-limited', t.rateLimited],
+        ['bulk items written', t.itemsWritten],
+        ['bulk items refused', t.itemsFailed],
+      ]).map(([label, n]) => [label, fmt(n), { 'data-total': label }]),
+    ),
+    chart(usage.buckets, {
+      label: `Requests and errors of ${p.name}, ${window === '24h' ? 'per hour' : 'per 6 hours'}`,
+      startOf: (b) => b.start,
+      stepMs: window === '24h' ? 3_600_000 : 6 * 3_600_000,
+    }),
+    t.failuresNotKept
+      ? h(
+          'p',
+          { class: 'warn' },
+          `${fmt(t.failuresNotKept)} failures were counted but not kept one by one (over the per-minute limit).`,
+        )
+      : null,
+    h('h2', {}, 'Top error codes'),
+    table(
+      ['code', { label: 'status', num: true }, { label: 'count', num: true }],
+      usage.topErrorCodes.map((c) => [
+        h('a', { href: `#/requests?partnerId=${id}&code=${c.code}` }, c.code),
+        c.status,
+        fmt(c.count),
+      ]),
+      'No errors in this window.',
+    ),
+    h(
+      'h2',
+      {},
+      'Recent failed requests ',
+      h('a', { href: `#/requests?partnerId=${id}` }, 'all, with filters'),
+    ),
+    failureTable(failures.data, false),
+    h('h2', {}, 'Webhook endpoints'),
+    await endpointsOf(id),
+    h('h2', {}, 'Edit'),
+    editPartner(p, dealers),
+  ];
+}

@@ -1,0 +1,143 @@
+// @ts-check
+// Every partner, and a new one: its scopes, and its access picked in the dealer tree.
+import { api } from '../admin-api.js';
+import { lastUse } from '../format.js';
+import { redraw } from '../redraw.js';
+import { accessText, rootPicker } from '../tree.js';
+import { attempt, field, h, secretBox, state, submitted, table, text } from '../ui.js';
+
+/** @typedef {import('../types.js').Partner} Partner */
+/** @typedef {import('../types.js').Dealer} Dealer */
+
+export const SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'];
+
+/**
+ * The scopes' checkboxes, those in `checked` ticked.
+ * @param {string[]} checked
+ */
+export const scopeBoxes = (checked) =>
+  h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Scopes'),
+    SCOPES.map((s) =>
+      h(
+        'label',
+        { class: 'check' },
+        h('input', { type: 'checkbox', name: 'scope', value: s, checked: checked.includes(s) }),
+        ` ${s}`,
+      ),
+    ),
+  );
+
+/**
+ * Access: global, or roots picked in the tree.
+ * @param {Dealer[]} dealers
+ * @param {Partner['access']} access
+ * @param {string} idPrefix
+ */
+export function accessFields(dealers, access, idPrefix) {
+  const picker = rootPicker(dealers, access.scope === 'restricted' ? access.rootProfileIds : [], idPrefix);
+  const element = h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Access'),
+    h(
+      'label',
+      { class: 'check' },
+      h('input', {
+        type: 'radio',
+        name: 'access',
+        value: 'restricted',
+        checked: access.scope === 'restricted',
+      }),
+      ' these dealer profiles and everything under them (tick them in the tree):',
+    ),
+    picker.element,
+    h(
+      'label',
+      { class: 'check' },
+      h('input', { type: 'radio', name: 'access', value: 'global', checked: access.scope === 'global' }),
+      ' global: every dealer',
+    ),
+  );
+  /** @param {FormData} f */
+  const value = (f) =>
+    f.get('access') === 'global'
+      ? { scope: 'global' }
+      : { scope: 'restricted', rootProfileIds: picker.picked() };
+  return { element, value };
+}
+
+/** @returns {Promise<import('../types.js').Content>} */
+export async function partners() {
+  /** @type {[{data: Partner[]}, {data: Dealer[]}]} */
+  const [{ data: list }, { data: dealers }] = await Promise.all([
+    api('GET', '/partners'),
+    api('GET', '/dealers'),
+  ]);
+  const dealersById = new Map(dealers.map((d) => [d.id, d]));
+  const result = h('div');
+  const errors = h('div');
+  const access = accessFields(dealers, { scope: 'restricted', rootProfileIds: [] }, 'new-root');
+  const form = h(
+    'form',
+    {
+      class: 'panel',
+      onsubmit: submitted((f) => {
+        void attempt(errors, async () => {
+          /** @type {{data: Partner & {secret: string}}} */
+          const { data } = await api('POST', '/partners', {
+            name: f.get('name'),
+            scopes: f.getAll('scope'),
+            access: access.value(f),
+            ...(text(f, 'rateLimit') ? { rateLimitPerMinute: Number(f.get('rateLimit')) } : {}),
+          });
+          result.replaceChildren(
+            secretBox(
+              `API secret of ${data.name}`,
+              data.secret,
+              'Shown only now: hand it to the partner over a safe channel. If it is lost, rotate it.',
+            ),
+            h('p', {}, h('a', { href: `#/partners/${data.id}` }, `Open ${data.name}`)),
+          );
+          // The list is drawn again with the new partner in it (it was missing until the next page).
+          await redraw({ keep: result });
+        });
+      }),
+    },
+    h('h2', {}, 'New partner'),
+    h(
+      'div',
+      { class: 'row' },
+      field('Name', { name: 'name', required: true, maxlength: 200 }),
+      field('Rate limit (requests a minute; empty: the default)', {
+        name: 'rateLimit',
+        type: 'number',
+        min: 1,
+      }),
+    ),
+    scopeBoxes(['read:listings', 'read:locations']),
+    access.element,
+    h('p', {}, h('button', { type: 'submit' }, 'Create partner')),
+    errors,
+  );
+  const rows = list.map((p) => [
+    h('a', { href: `#/partners/${p.id}` }, p.name),
+    p.scopes.join(', '),
+    accessText(p.access, dealersById),
+    p.rateLimitPerMinute ?? 'default',
+    lastUse(p),
+    state(!p.disabled, 'active', 'disabled'),
+  ]);
+  return [
+    h('h1', {}, 'Partners'),
+    result,
+    table(
+      ['name', 'scopes', 'access', { label: 'rate limit', num: true }, 'last used', 'state'],
+      rows,
+      'No partners yet.',
+    ),
+    form,
+  ];
+}

@@ -1,0 +1,238 @@
+// `npm test`: the whole suite on one database (the embedded one, or PostgreSQL with DATABASE_URL),
+// TEST_CONCURRENCY (default 3) files at a time, the longest first: each boots its own service on
+// its own embedded database or its own PostgreSQL database, and much of a file's time is spent
+// waiting (child processes, deliveries, timers), so files overlap well even on two cores. On
+// PostgreSQL, the files that stop and start the machine's server run afterwards, alone (anything
+// else running on PostgreSQL then would see the server vanish).
+// Arguments, when given, replace the file list (`npm test -- test/sync.test.ts`).
+// `--db-only` leaves out what does not depend on the database (CI's PostgreSQL pass: the embedded
+// pass runs them): test/unit/, the files that only ever start the demo (embedded), the document,
+// the reference page and the client package.
+// Prints each group's TAP report as node's test runner writes it, then one closing line for all.
+import { spawn } from 'node:child_process';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildTestTree } from './test-tree.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const EXCLUSIVE = ['test/postgres-operations.test.ts', 'test/crash-consistency.test.ts'];
+const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+
+const list = (dir) =>
+  readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => `${dir}/${f}`);
+
+/**
+ * Files whose outcome does not depend on the database behind the service: they start `forecourt
+ * demo` (always embedded), or check what is the same on any database: the OpenAPI document and
+ * the reference page built from the route schemas, the client package as npm installs it.
+ */
+const DB_INDEPENDENT = [
+  'test/client-docs.test.ts',
+  'test/client-package.test.ts',
+  'test/docs-page.test.ts',
+  'test/openapi.test.ts',
+  'test/partner-guide.test.ts',
+  'test/webhooks-docs.test.ts',
+];
+
+/**
+ * The files that take longest, longest first (embedded pass, this machine's kind, 2026-11-26): a
+ * file started last ends last, so the long ones start while the short ones fill the gaps. The
+ * rest follow in alphabetical order, the unit layer at the very end.
+ */
+const SLOWEST = [
+  'test/console-first-day.test.ts',
+  'test/storage.test.ts',
+  'test/fuzz.test.ts',
+  'test/crash-consistency.test.ts',
+  'test/startup-failures.test.ts',
+  'test/authz-matrix.test.ts',
+  'test/read-model.test.ts',
+  'test/import.test.ts',
+  'test/partner-guide.test.ts',
+  'test/docs-page.test.ts',
+  'test/console.test.ts',
+  'test/model-concurrency.test.ts',
+  'test/hostile-layer.test.ts',
+  'test/hostile-text.test.ts',
+  'test/client-package.test.ts',
+  'test/webhooks-e2e.test.ts',
+  'test/client-docs.test.ts',
+  'test/sync-example.test.ts',
+];
+const slowestFirst = (files) => {
+  const rank = (f) => (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
+  return [...files].sort((a, b) => rank(a) - rank(b));
+};
+
+// The unit layer runs in one process (a file written into the compiled tree that imports each of
+// test/unit/): its files start no service and share no state, and a process each cost about
+// 0.7 s of CPU apiece.
+const UNIT_LAYER = 'test/unit/layer.generated.test.ts';
+
+const dbOnly = process.argv.includes('--db-only');
+const args = process.argv.slice(2).filter((a) => a !== '--db-only');
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const integration = list('test').filter(
+  (f) => !(onPostgres && EXCLUSIVE.includes(f)) && !(dbOnly && DB_INDEPENDENT.includes(f)),
+);
+// On the embedded database nothing stops a server, and the unit layer needs no group of its own:
+// one group, so that no core waits for a group's last file.
+const groups = args.length
+  ? [{ name: 'selected files', files: args, concurrency }]
+  : [
+      {
+        name: dbOnly ? 'integration' : 'integration and unit',
+        files: [...slowestFirst(integration), ...(dbOnly ? [] : [UNIT_LAYER])],
+        concurrency,
+      },
+      ...(onPostgres ? [{ name: 'PostgreSQL server stops', files: EXCLUSIVE, concurrency: '1' }] : []),
+    ];
+
+// Temporary files (embedded databases copied from a template for every boot, data directories of
+// child services, browser profiles) go to memory where the machine has it: on this kind of
+// machine (ext4 mounted with discard) copying a 39 MB, 1,055-file database took 354 ms and
+// removing it 391 ms; on /dev/shm 78 ms and 28 ms, and a suite boots the service about 150 times.
+// One directory per run, removed at the end (runs side by side never remove each other's files);
+// the templates stay beside it for the next run. TMPDIR set by the caller wins.
+const SHM = '/dev/shm';
+let runTmp;
+if (!process.env.TMPDIR && existsSync(SHM)) {
+  try {
+    accessSync(SHM, constants.W_OK);
+    runTmp = mkdtempSync(path.join(SHM, 'forecourt-test-run-'));
+    // As /tmp is: test/replica.test.ts runs PostgreSQL's initdb as the postgres user in here.
+    chmodSync(runTmp, 0o1777);
+    // tsx keeps what it compiled in <temp>/tsx-<uid>: the one of the usual temp directory, kept
+    // between runs, rather than a cold one per run.
+    const compiled = `tsx-${os.userInfo().uid}`;
+    mkdirSync(path.join(os.tmpdir(), compiled), { recursive: true });
+    symlinkSync(path.join(os.tmpdir(), compiled), path.join(runTmp, compiled));
+    process.env.TMPDIR = runTmp;
+    process.env.FORECOURT_TEST_TEMPLATES ??= SHM;
+  } catch {
+    // No memory to use: the usual temp directory, and nothing left behind in /dev/shm.
+    if (runTmp) rmSync(runTmp, { recursive: true, force: true });
+    runTmp = undefined;
+  }
+}
+const removeRunTmp = () => runTmp && rmSync(runTmp, { recursive: true, force: true });
+
+// The tests run from a copy of the checkout with its TypeScript compiled ahead (scripts/test-tree.mjs).
+const treeParent = runTmp ?? mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-tree-'));
+const TREE = path.join(treeParent, 'tree');
+const removeTree = () => rmSync(runTmp ? TREE : treeParent, { recursive: true, force: true });
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])
+  process.once(signal, () => {
+    removeTree();
+    removeRunTmp();
+    process.exit(code);
+  });
+try {
+  await buildTestTree(ROOT, TREE);
+  writeFileSync(
+    path.join(TREE, 'test/unit/layer.generated.test.js'),
+    list('test/unit')
+      .map((f) => `await import('./${path.basename(f, '.ts')}.js');\n`)
+      .join(''),
+  );
+} catch (error) {
+  removeTree();
+  removeRunTmp();
+  throw error;
+}
+const inTree = (file) =>
+  path.join(TREE, path.relative(ROOT, path.resolve(ROOT, file)).replace(/\.ts$/, '.js'));
+// Options for node's test runner among the arguments (`--test-name-pattern=…`) go before the files.
+const isOption = (arg) => arg.startsWith('-');
+
+// On PostgreSQL, each file's process gets a database of its own (test/helpers/isolated-database.ts).
+const isolate = process.env.DATABASE_URL ? ['--import', inTree('test/helpers/isolated-database.ts')] : [];
+
+function run(group) {
+  return new Promise((resolve) => {
+    process.stdout.write(`# ${group.name}: ${group.files.length} files, ${group.concurrency} at a time\n`);
+    const child = spawn(
+      process.execPath,
+      [
+        '--enable-source-maps',
+        ...isolate,
+        '--test',
+        // TAP on every Node.js version (24's default is another format): the counts below are read from it.
+        '--test-reporter=tap',
+        `--test-concurrency=${group.concurrency}`,
+        ...group.files.filter(isOption),
+        ...group.files.filter((f) => !isOption(f)).map(inTree),
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const counts = { pass: 0, fail: 0, skipped: 0 };
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-2000);
+    });
+    child.on('exit', (code) => {
+      for (const name of Object.keys(counts)) {
+        const match = new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail);
+        counts[name] = match ? Number(match[1]) : 0;
+      }
+      resolve({ code: code ?? 1, counts });
+    });
+  });
+}
+
+/** The per-file databases of this run (`<name>_f<pid>`), dropped once every group has run. */
+async function dropIsolatedDatabases() {
+  if (!process.env.DATABASE_URL) return;
+  const { default: pg } = await import('pg');
+  const shared = new URL(process.env.DATABASE_URL);
+  const base = shared.pathname.slice(1);
+  shared.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: shared.toString() });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      String.raw`SELECT datname FROM pg_database WHERE datname ~ ('^' || $1 || '_f\d+$')`,
+      [base],
+    );
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } catch (error) {
+    console.error(`# could not drop the per-file test databases: ${error.message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const total = { pass: 0, fail: 0, skipped: 0 };
+let failed = false;
+for (const group of groups) {
+  const { code, counts } = await run(group);
+  for (const name of Object.keys(total)) total[name] += counts[name];
+  if (code !== 0) failed = true;
+}
+await dropIsolatedDatabases();
+removeTree();
+removeRunTmp();
+console.log(`${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
+// A run that counted no passing test proved nothing (a reporter that changed, a wrong file list).
+if (total.pass === 0) console.error('no test passed: treated as a failure');
+process.exit(failed || total.pass === 0 ? 1 : 0);

@@ -1,0 +1,155 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { inScope } from '../../../../domain/access.js';
+import { notFound } from '../../../../domain/errors.js';
+import { listingEtag } from '../../../../domain/etag.js';
+import type { ListingReads } from '../../../../domain/listings/reads.js';
+import { messages } from '../../../../domain/messages.js';
+import { partnerMeta } from '../../../../http/auth.js';
+import type { Projection } from '../../../../store/db.js';
+import { listingIdParam } from '../../../schemas/query.js';
+import {
+  listingSchema,
+  paginationSchema,
+  partnerErrors,
+  partnerMetaSchema,
+} from '../../../schemas/responses.js';
+import { sendJson, sendList } from '../send-json.js';
+import { listingsQuery } from './query-schema.js';
+import type { ListingJson } from './view.js';
+
+export const listingListResponse = z.object({
+  data: z.array(listingSchema),
+  pagination: paginationSchema,
+  meta: z.object({
+    partner: partnerMetaSchema,
+    filters: z.record(z.string(), z.unknown()).describe('The filters applied, after aliases and defaults.'),
+  }),
+});
+
+const singleMeta = z.object({ partner: partnerMetaSchema });
+
+export function listingRoutes(listings: ListingReads, json: Projection<ListingJson>): FastifyPluginAsync {
+  return async (base) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/listings',
+      {
+        config: { scope: 'read:listings' },
+        schema: {
+          summary: 'List listings in your access scope',
+          tags: ['Listings'],
+          querystring: listingsQuery,
+          response: { 200: listingListResponse, ...partnerErrors },
+        },
+      },
+      async (request, reply) => {
+        const partner = request.partner!;
+        const query = request.query;
+        const filter = await listings.filter(partner, query);
+        const page = await listings.page(filter, query, { projection: json });
+        return sendListingPage(reply, page, {
+          partner: partnerMeta(partner),
+          filters: appliedFilters(query),
+        });
+      },
+    );
+
+    app.get(
+      '/listings/:id',
+      {
+        config: {
+          scope: 'read:listings',
+          etag: true,
+          documentedResponses: {
+            304: 'Not Modified: your If-None-Match holds the current ETag; reuse your copy.',
+          },
+        },
+        schema: {
+          summary: 'Get one listing by its service UUID',
+          description:
+            'Answers with an ETag; send it back as If-None-Match to get 304 Not Modified while the listing (and its dealer) is unchanged, or as If-Match on a write (PUT, PATCH, status, DELETE) so that it applies only to this version. Not your reference: to read by your own reference use GET /listings?externalReference=…&status=all.',
+          tags: ['Listings'],
+          params: z.object({ id: listingIdParam }),
+          response: {
+            200: z.object({ data: listingSchema, meta: singleMeta }),
+            ...partnerErrors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const partner = request.partner!;
+        const listing = await listings.get(request.params.id, json);
+        // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
+        if (!listing || !inScope(partner.access, listing.dealerId)) {
+          throw notFound(messages.listingNotFound(request.params.id));
+        }
+        // The ETag covers everything shown (the dealer's details too), so a 304 is never stale.
+        // The same version a write's If-Match is compared with (domain/etag.ts).
+        const etag = listingEtag(listing.json);
+        reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+        if (matchesEtag(request.headers['if-none-match'], etag))
+          return (reply as FastifyReply).code(304).send(); // no body, so no schema
+        const meta = singleMeta.parse({ partner: partnerMeta(partner) });
+        return sendJson(reply, `{"data":${listing.json},"meta":${JSON.stringify(meta)}}`);
+      },
+    );
+  };
+}
+
+/** If-None-Match: a list of (possibly weak) tags, or "*". */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
+}
+
+/** meta.filters: what the list was filtered by, every value resolved from its alias. */
+export function appliedFilters(query: {
+  status: string;
+  updatedSince: Date | undefined;
+  sort: string;
+  dealerIds?: string[];
+  parentDealerId?: string | undefined;
+  locationCode: string | undefined;
+  includeChildren?: boolean;
+  mine: boolean;
+  externalReference?: string | undefined;
+}) {
+  return {
+    status: query.status,
+    updatedSince: query.updatedSince?.toISOString() ?? null,
+    sort: query.sort,
+    ...(query.dealerIds ? { dealerIds: query.dealerIds } : {}),
+    ...(query.parentDealerId !== undefined || query.dealerIds
+      ? { parentDealerId: query.parentDealerId ?? null }
+      : {}),
+    locationCode: query.locationCode ?? null,
+    ...(query.includeChildren !== undefined ? { includeChildren: query.includeChildren } : {}),
+    ...(query.mine ? { mine: true } : {}),
+    ...(query.externalReference !== undefined ? { externalReference: query.externalReference } : {}),
+  };
+}
+
+const listPageRest = listingListResponse.omit({ data: true });
+
+/**
+ * Sends a page of listings whose JSON the database built (listings/view.ts): the listings' text is
+ * spliced in as it is; pagination and meta go through their schema like any other response.
+ */
+export function sendListingPage(
+  reply: FastifyReply,
+  page: { data: ListingJson[]; pagination: z.input<typeof paginationSchema> },
+  meta: z.input<typeof listingListResponse>['meta'],
+): FastifyReply {
+  const rest = listPageRest.parse({ pagination: page.pagination, meta });
+  return sendList(
+    reply,
+    page.data.map((listing) => listing.json),
+    rest,
+  );
+}

@@ -1,0 +1,261 @@
+import { z } from 'zod';
+import { ENUMS, type EnumName, matchEnum, refusalOf } from '../enums.js';
+import { messages } from '../messages.js';
+import { isStorableText, STORABLE_MESSAGE } from '../text.js';
+
+/**
+ * The value types of the listing write shape: each knows its bounds (decisions.md, "Writing") and
+ * says in its message what it accepts. input.ts puts them together into the schema.
+ */
+
+const REFERENCE_RULE = 'must be 1 to 128 characters, without control characters or leading/trailing spaces';
+
+// No control character anywhere (C0, DEL, C1), and no white space at either end. Written so that
+// the JSON Schema of the document carries it too (a `pattern` every validator understands).
+const REFERENCE_PATTERN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  /^[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f])?$/;
+
+/**
+ * A partner's reference: the one statement of the rule, for bodies, paths, queries and the
+ * document. 1 to 128 characters, no control characters, no outer white space, storable text.
+ */
+export const referenceSchema = z
+  .string({ error: REFERENCE_RULE })
+  .min(1, REFERENCE_RULE)
+  .max(128, REFERENCE_RULE)
+  .regex(REFERENCE_PATTERN, REFERENCE_RULE)
+  // Fix (write tests): a bulk item's reference with an unpaired surrogate ("\ud800" in JSON) passed
+  // and then broke the jsonb batch parameter: a 500 instead of INVALID_REFERENCE.
+  .refine((value) => isStorableText(value), REFERENCE_RULE)
+  .describe(
+    'Your own unique reference: 1 to 128 characters, no control characters, no leading or trailing spaces.',
+  );
+
+export function isValidReference(value: unknown): value is string {
+  return referenceSchema.safeParse(value).success;
+}
+export const referenceRule = REFERENCE_RULE;
+
+// The text rule (src/domain/text.ts), re-exported for the field types' users.
+export { isStorableText, STORABLE_MESSAGE };
+
+/**
+ * A JSON Schema pattern that matches these words in any letter case, with outer spaces (what the
+ * service accepts, since it trims and folds case): caseInsensitive(['true']) → ^\s*([Tt][Rr][Uu][Ee])\s*$.
+ */
+export function caseInsensitive(words: readonly string[]): string {
+  return `^\\s*(${words.map(anyCase).join('|')})\\s*$`;
+}
+
+/** A regular expression source for this text in any letter case (other characters escaped). */
+function anyCase(text: string): string {
+  return [...text]
+    .map((c) =>
+      c.toLowerCase() !== c.toUpperCase()
+        ? `[${c.toUpperCase()}${c.toLowerCase()}]`
+        : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'),
+    )
+    .join('');
+}
+
+export const text = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, `must be at most ${max} characters`)
+    .refine(isStorableText, STORABLE_MESSAGE)
+    .transform((v) => v.trim() || null)
+    .nullable()
+    .optional();
+
+export const int = (min: number, max: number) =>
+  z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be between ${min} and ${max}`)
+    .max(max, `must be between ${min} and ${max}`)
+    .nullable()
+    .optional();
+
+// Fix (write tests): the 2-decimal check tolerates binary floating-point noise (0.1 + 0.2 is
+// 0.30000000000000004), but the value itself used to go to the database unrounded. So a price of
+// 1e-9 passed "> 0" and was stored as 0.00, and a noisy price differed from the stored numeric(12,2)
+// on every resend: outcome "updated" and a new updatedAt each time. The value is now rounded to the
+// cent before it is stored.
+// Fix (fuzzer, seed 741894028): the tolerance was absolute (1e-6 of a cent), so a fuel consumption
+// of -2.5e-323 or 5.000000001 passed as "2 decimals" and was stored as 0 or 5: a value below the
+// documented minimum, or one with 9 decimals, cut without a word. The tolerance is now relative, a
+// few units in the last place of value × 100: what arithmetic on a 2-decimal amount leaves behind,
+// never a decimal a client wrote. And the bounds apply to the value as sent, as the document says.
+const toCents = (v: number) => Math.round(v * 100) / 100;
+const twoDecimals = (v: number) => {
+  const cents = v * 100;
+  return Math.abs(Math.round(cents) - cents) <= Math.abs(cents) * 4 * Number.EPSILON;
+};
+
+export const decimal = (min: number, max: number, exclusiveMin = false) =>
+  z
+    .number({ error: 'must be a number' })
+    .refine((v) => (exclusiveMin ? v > min : v >= min) && v <= max, {
+      message: `must be ${exclusiveMin ? 'greater than' : 'at least'} ${min} and at most ${max}`,
+    })
+    .refine(twoDecimals, messages.atMostTwoDecimals())
+    .transform(toCents)
+    // The bounds in the document; "2 decimals" is said, not given as multipleOf 0.01, which
+    // validators judge in binary floating point (19.99 would fail there).
+    .meta({
+      [exclusiveMin ? 'exclusiveMinimum' : 'minimum']: min,
+      maximum: max,
+      description: 'At most 2 decimals.',
+    })
+    .nullable()
+    .optional();
+
+export const bool = z.boolean({ error: 'must be true or false' }).nullable().optional();
+
+export function enumField(name: EnumName) {
+  const allowed = ENUMS[name].values.join(', ');
+  return z
+    .string({ error: `must be a string, one of: ${allowed}` })
+    .transform((raw, ctx) => {
+      if (raw.trim() === '') return null;
+      const refusal = refusalOf(name, raw);
+      if (refusal) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${raw.slice(0, 50)}" ${refusal}`,
+          params: { code: 'ambiguous_value' },
+        });
+        return z.NEVER;
+      }
+      const value = matchEnum(name, raw);
+      if (value === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: messages.notAllowed(raw, ENUMS[name].values),
+        });
+        return z.NEVER;
+      }
+      return value;
+    })
+    .meta({ pattern: enumPattern(name) })
+    .nullable()
+    .optional()
+    .describe(`One of: ${allowed}. Case-insensitive; aliases: GET /reference/enums.`);
+}
+
+/**
+ * What enumField accepts, as a JSON Schema pattern: each value (its underscores optional, or a
+ * space or hyphen) and each alias, in any letter case, with outer spaces; empty clears the field.
+ * (The service also forgives accents, which a pattern cannot say; the description does.)
+ */
+function enumPattern(name: EnumName): string {
+  const spec = ENUMS[name] as { values: readonly string[]; aliases: Record<string, string> };
+  const word = (key: string, separator: string) => key.split('_').map(anyCase).join(separator);
+  const accepted = [
+    ...spec.values.map((value) => word(value, '[\\s_-]*')),
+    ...Object.keys(spec.aliases).map((alias) => word(alias, '[\\s_-]+')),
+  ];
+  return `^\\s*(${accepted.join('|')})?\\s*$`;
+}
+
+export const httpUrl = z
+  .string({ error: 'must be a URL string' })
+  .trim()
+  .max(2048, 'must be at most 2048 characters')
+  .refine(isStorableText, STORABLE_MESSAGE)
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL')
+  .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]', description: 'An http(s) URL.' });
+
+export const image = z.union([
+  httpUrl,
+  z.strictObject({ url: httpUrl, position: z.number().int().min(0).optional() }),
+]);
+
+export const feature = z.union([
+  z
+    .string({ error: 'must be a string or {category, name}' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .refine(isStorableText, STORABLE_MESSAGE)
+    .transform((name) => ({ category: 'other', name })),
+  z.strictObject({
+    category: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .refine(isStorableText, STORABLE_MESSAGE),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(200, 'must be at most 200 characters')
+      .refine(isStorableText, STORABLE_MESSAGE),
+  }),
+]);
+
+export const VIN_PATTERN = /^[A-HJ-NPR-Z0-9]{17}$/;
+
+export function firstRegistration(today: () => Date) {
+  return z
+    .string({ error: 'must be a date string YYYY-MM or YYYY-MM-DD' })
+    .trim()
+    .transform((raw, ctx) => {
+      const match = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(raw);
+      const iso = match ? `${match[1]}-${match[2]}-${match[3] ?? '01'}` : '';
+      const date = new Date(`${iso}T00:00:00Z`);
+      if (!match || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso) {
+        ctx.addIssue({ code: 'custom', message: 'must be a date YYYY-MM or YYYY-MM-DD' });
+        return z.NEVER;
+      }
+      if (iso > today().toISOString().slice(0, 10)) {
+        ctx.addIssue({ code: 'custom', message: 'must not be in the future' });
+        return z.NEVER;
+      }
+      return iso;
+    })
+    .meta({
+      pattern: '^\\s*\\d{4}-\\d{2}(-\\d{2})?\\s*$',
+      description: 'YYYY-MM or YYYY-MM-DD (a month means its first day); not in the future.',
+    })
+    .nullable()
+    .optional();
+}
+
+export function historyReport(hosts: readonly string[]) {
+  return z
+    .string({ error: 'must be a string' })
+    .trim()
+    .max(2048, 'must be at most 2048 characters')
+    .transform((raw, ctx) => {
+      if (raw === '') return null;
+      if (/^\d{11}$/.test(raw)) return raw;
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {}
+      if (url?.protocol !== 'https:' || !hosts.includes(url.hostname.toLowerCase())) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be an https URL on ${hosts.join(' or ')}, or an 11-digit certificate number`,
+        });
+        return z.NEVER;
+      }
+      return url.toString();
+    })
+    .meta({
+      pattern: `^\\s*(\\d{11}|${anyCase('https://')}(${hosts.map(anyCase).join('|')})([/?#].*)?)?\\s*$`,
+      description: `An https URL on ${hosts.join(' or ')}, or an 11-digit certificate number.`,
+    })
+    .nullable()
+    .optional();
+}

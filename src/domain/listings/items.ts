@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { ListingWriteStore } from '../../store/listings/writes.js';
+import type { Partner } from '../access.js';
+import {
+  type Issue,
+  issuesPart,
+  type ProblemCode,
+  type ProblemError,
+  problem,
+  zodIssues,
+} from '../errors.js';
+import { messages } from '../messages.js';
+import { expandUnrecognized } from '../unknown-keys.js';
+import { crossFieldInputOfRaw, crossFieldIssues } from './checks.js';
+import {
+  isValidReference,
+  type ListingWrite,
+  type listingBodySchema,
+  referenceRule,
+  toListingWrite,
+} from './input.js';
+
+/**
+ * The items of a write (a PUT body, or each bulk item) before anything is stored: their results
+ * and errors, and the validation that turns a raw item into a write or into every issue it has.
+ */
+
+const outcomeSchema = z.enum(['created', 'updated', 'unchanged', 'superseded']);
+export type Outcome = z.infer<typeof outcomeSchema>;
+
+const issueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
+
+/** What a write answers for one listing (PUT, and each bulk result without its index). */
+export const writeResultSchema = z.object({
+  listingId: z.string(),
+  externalReference: z.string(),
+  status: z.string(),
+  created: z.boolean(),
+  outcome: outcomeSchema.describe(
+    'unchanged: the listing already had this content; its updatedAt did not move.',
+  ),
+});
+
+/** One successful item of a bulk upsert, at its index in the request. */
+export const itemResultSchema = writeResultSchema.extend({
+  index: z.number().int(),
+  /** For an item whose reference comes again later in the same request: the index that won. */
+  supersededBy: z.number().int().optional(),
+});
+export type ItemResult = z.infer<typeof itemResultSchema>;
+
+/** One failed item of a bulk upsert: the error a PUT of it alone would have answered. */
+export const itemErrorSchema = z.object({
+  index: z.number().int(),
+  externalReference: z.string().optional(),
+  code: z.string(),
+  message: z.string(),
+  status: z.number().int(),
+  issues: z.array(issueSchema).optional(),
+  issueCount: z
+    .number()
+    .int()
+    .optional()
+    .describe('Present when the item had more issues than the 100 listed: how many there were.'),
+});
+export type ItemError = z.infer<typeof itemErrorSchema> & { code: ProblemCode };
+
+export interface RawItem {
+  index: number;
+  reference: unknown;
+  body: unknown;
+}
+
+export interface Prepared {
+  index: number;
+  reference: string;
+  write: ListingWrite;
+}
+
+export function itemError(index: number, reference: unknown, problem: ProblemError): ItemError {
+  return {
+    index,
+    ...(typeof reference === 'string' ? { externalReference: reference } : {}),
+    code: problem.code,
+    message: problem.message,
+    status: problem.status,
+    ...issuesPart(problem.issues),
+  };
+}
+
+export const validationFailed = (issues: Issue[]) =>
+  problem('VALIDATION_FAILED', messages.invalidListing(issues), issues);
+
+/** An item whose fields failed validation: kept to add its cross-field issues before answering. */
+export interface Invalid {
+  index: number;
+  reference: string;
+  body: Record<string, unknown>;
+  issues: Issue[];
+}
+
+/**
+ * Validates one item: its reference, that it is an object, and every field. Unknown field names
+ * are issues too (under replace semantics a misspelt field would clear the real one), each
+ * naming the closest known field.
+ */
+export type ListingBodySchema = ReturnType<typeof listingBodySchema>;
+
+export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | Invalid | ProblemError {
+  if (!isValidReference(item.reference)) {
+    return problem(
+      'INVALID_REFERENCE',
+      item.reference === undefined || item.reference === null || item.reference === ''
+        ? 'externalReference is required.'
+        : messages.invalidReference(referenceRule),
+    );
+  }
+  if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
+    return problem('INVALID_BODY', 'A listing must be a JSON object.');
+  }
+  const parsed = schema.safeParse(item.body);
+  if (!parsed.success) {
+    const issues = expandUnrecognized(parsed.error.issues, schema, 'field');
+    return {
+      index: item.index,
+      reference: item.reference,
+      body: item.body as Record<string, unknown>,
+      issues: zodIssues({ issues } as z.ZodError),
+    };
+  }
+  return { index: item.index, reference: item.reference, write: toListingWrite(parsed.data) };
+}
+
+/**
+ * Items that failed validation still get the rules that need the stored listing (a missing
+ * price, a missing dealer), read in one query for all of them: every problem in one answer.
+ */
+export async function refuseInvalid(
+  store: Pick<ListingWriteStore, 'findExisting'>,
+  partner: Partner,
+  invalid: readonly Invalid[],
+  errors: ItemError[],
+): Promise<void> {
+  if (invalid.length === 0) return;
+  const stored = new Map(
+    (
+      await store.findExisting(
+        partner.id,
+        invalid.map((i) => i.reference),
+      )
+    ).map((e) => [e.reference, e]),
+  );
+  for (const item of invalid) {
+    const known = new Set(item.issues.map((i) => i.path));
+    const more = crossFieldIssues(
+      crossFieldInputOfRaw(item.body),
+      stored.get(item.reference),
+      defaultDealerOf(partner),
+    ).filter((i) => !known.has(i.path));
+    errors.push(itemError(item.index, item.reference, validationFailed([...item.issues, ...more])));
+  }
+}
+
+/** The dealer of a new listing that names none: the partner's only root profile, if it has one. */
+export function defaultDealerOf(partner: Partner): string | undefined {
+  return partner.access.scope === 'restricted' && partner.access.rootProfileIds.length === 1
+    ? partner.access.rootProfileIds[0]
+    : undefined;
+}

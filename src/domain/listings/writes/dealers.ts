@@ -1,0 +1,55 @@
+import { inScope, type Partner } from '../../access.js';
+import { problem } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { type ItemError, itemError, type Prepared } from '../items.js';
+import type { ListingWriteDeps } from './deps.js';
+
+/**
+ * Resolves the dealer each item names (dealerProfileId, else dealerLocationCode) in two queries
+ * for the whole batch. Unknown and out-of-scope dealers are refused alike with PROFILE_FORBIDDEN.
+ * Items naming no dealer are resolved later, once we know whether the listing exists (the
+ * map holds '' for them).
+ */
+export async function resolveDealers(
+  deps: Pick<ListingWriteDeps, 'dealers'>,
+  partner: Partner,
+  items: Prepared[],
+  errors: ItemError[],
+): Promise<Map<number, string>> {
+  const ids = [
+    ...new Set(items.flatMap((p) => (p.write.dealer && 'id' in p.write.dealer ? [p.write.dealer.id] : []))),
+  ];
+  const codes = [
+    ...new Set(
+      items.flatMap((p) => (p.write.dealer && 'code' in p.write.dealer ? [p.write.dealer.code] : [])),
+    ),
+  ];
+  const [known, byCode] = await Promise.all([deps.dealers.existing(ids), deps.dealers.idsByCodes(codes)]);
+  const resolved = new Map<number, string>();
+  for (const p of items) {
+    const dealer = p.write.dealer;
+    if (!dealer) {
+      resolved.set(p.index, '');
+      continue;
+    }
+    const id =
+      'id' in dealer ? (known.has(dealer.id) ? dealer.id : undefined) : byCode.get(dealer.code.toLowerCase());
+    if (id && inScope(partner.access, id)) {
+      resolved.set(p.index, id);
+    } else {
+      errors.push(
+        itemError(
+          p.index,
+          p.reference,
+          problem(
+            'PROFILE_FORBIDDEN',
+            'id' in dealer
+              ? messages.dealerNotInScope(dealer.id)
+              : messages.locationCodeNotInScope(dealer.code),
+          ),
+        ),
+      );
+    }
+  }
+  return resolved;
+}

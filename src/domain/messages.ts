@@ -1,0 +1,85 @@
+import type { Issue } from './errors.js';
+
+/**
+ * The messages of the service's refusals, each made by one named factory: the code that throws
+ * calls it, and so do the examples of the OpenAPI document (api/openapi/error-examples.ts), so an
+ * example cannot say what the service no longer says (test/unit/messages.test.ts holds them to it).
+ * The code, the status and what the partner should do stay in the table of domain/errors.ts.
+ */
+
+const IN_SCOPE = "this API secret's access scope";
+
+export const messages = {
+  /** "Invalid query: query.stauts is not a known parameter; … (and 2 more issues)." */
+  invalidInput(what: string, issues: readonly Issue[]): string {
+    const first = issues[0];
+    const more =
+      issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+    return first ? `Invalid ${what}: ${first.path} ${first.message}${more}.` : `Invalid ${what}.`;
+  },
+  /** A listing that failed validation: its first five issues in one sentence. */
+  invalidListing(issues: readonly Issue[]): string {
+    return `Invalid listing: ${issues
+      .slice(0, 5)
+      .map((i) => `${i.path} ${i.message}`)
+      .join('; ')}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''}.`;
+  },
+  /** Without `where`: the parser's own words are not repeated (they quote the body). */
+  invalidJson: (where?: string) =>
+    where === undefined
+      ? 'The request body is not valid JSON.'
+      : `The request body is not valid JSON: ${where}.`,
+  bodyNotObject: () => 'The request body must be a JSON object.',
+  invalidReference: (rule: string) => `externalReference ${rule}.`,
+  emptyBulk: () => 'No items: the list of listings is empty.',
+  tooManyItems: (sent: number, max: number) =>
+    `${sent} items sent; at most ${max} per request. Split the feed into batches of ${max}.`,
+  // One answer for unknown, rotated-away and disabled secrets (decisions.md): get a current one.
+  secretNotRecognized: () =>
+    'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
+  httpsRequired: () =>
+    'This API is served over HTTPS only. Resend the request to https:// (never send a secret over plain HTTP).',
+  /** `anyOf`: one of the scopes is enough; else all of them are needed. */
+  insufficientScope(needed: readonly string[], anyOf: boolean, has: readonly string[]): string {
+    const names = needed.map((scope) => `"${scope}"`).join(anyOf ? ' or ' : ' and ');
+    const plural = needed.length > 1 && !anyOf ? 's' : '';
+    return `This operation needs the scope${plural} ${names}; this API secret has: ${has.join(', ') || 'none'}.`;
+  },
+  dealerNotInScope: (id: string) => `Dealer profile ${id} is not in ${IN_SCOPE}.`,
+  locationCodeNotInScope: (code: string) => `Location code "${code}" is not in ${IN_SCOPE}.`,
+  /** A listing of the partner's whose dealer the partner's access no longer covers. */
+  listingDealerNotInScope: (reference: string, dealerProfileId: string) =>
+    `Listing "${reference}" belongs to dealer profile ${dealerProfileId}, which is not in ${IN_SCOPE}.`,
+  listingNotFound: (id: string) => `No listing ${id} in ${IN_SCOPE}.`,
+  locationNotFound: (id: string) => `No location ${id} in ${IN_SCOPE}.`,
+  methodNotAllowed: (method: string, allowed: readonly string[]) =>
+    `${method} is not allowed here; allowed: ${allowed.join(', ')}.`,
+  bodyTooLarge: () => 'The request body is larger than the 5 MiB limit.',
+  notJson: () => 'Request bodies must be sent as Content-Type: application/json.',
+  rateLimited: (limit: number, retryAfterS: number) =>
+    `Rate limit of ${limit} requests a minute exceeded for this partner; retry after ${retryAfterS} s.`,
+  lengthAndChunked: () => 'The request has both Content-Length and Transfer-Encoding.',
+  requestTimeout: () => 'The request did not arrive in time.',
+  uriTooLong: () => 'The request line (path and query string) is too long.',
+  headersTooLarge: () => 'The request headers are too large (16 KiB in all).',
+  unexpected: () => 'An unexpected error occurred.',
+  databaseUnavailable: () => 'The database is unavailable; retry shortly.',
+  endpointHeldByOperator: (reason: string | null) =>
+    `The operator disabled this endpoint (${reason}); only the operator can enable it again: contact them.`,
+  /** A failed If-Match: `current` is the listing's ETag, undefined when the partner has none. */
+  staleIfMatch: (reference: string, current: string | undefined) =>
+    current === undefined
+      ? `If-Match names a version of listing "${reference}", but this partner has no listing with that reference.`
+      : `Listing "${reference}" has changed since the version your If-Match names; its current ETag is ${current}. Read it again and apply your change to the current version.`,
+
+  /* The messages of single issues (a field's path goes before them). */
+
+  /** A listing on offer (active or pending) has a price: decisions.md. */
+  priceRequired: (status: string) => `is required when the status is ${status}`,
+  yearRange: () => 'must be between 1900 and next year',
+  positiveInteger: () => 'must be a positive integer',
+  atMostTwoDecimals: () => 'must have at most 2 decimals',
+  /** A word no value or alias of an enumeration matches (the first 50 characters of it). */
+  notAllowed: (raw: string, allowed: readonly string[]) =>
+    `"${raw.slice(0, 50)}" is not allowed; allowed: ${allowed.join(', ')}`,
+} as const;

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/*
+ * A webhook endpoint and its delivery log as the API shows them: the one definition the domain's
+ * views (domain/webhooks/views.ts), the routes' responses, the OpenAPI document and the CLI share.
+ */
+
+/** A webhook endpoint as its owner (and the operator) sees it; never its secret. */
+export const endpointSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    filter: z.object({
+      status: z.array(z.string()).nullable(),
+      dealerProfileIds: z.array(z.string()).nullable(),
+    }),
+    enabled: z.boolean(),
+    disabledReason: z
+      .string()
+      .nullable()
+      .describe('Why it stopped: 410 Gone, 3 days of failures, you (enabled: false) or the operator.'),
+    disabledAt: z.string().nullable(),
+    failingSince: z
+      .string()
+      .nullable()
+      .describe('Since when deliveries fail without a 2xx in between; null when they do not.'),
+    pendingDelivery: z
+      .object({
+        webhookId: z.string(),
+        attempt: z.number().int().describe('Attempts made so far.'),
+        nextAttemptAt: z.string(),
+      })
+      .nullable()
+      .describe('The delivery sent and not yet acknowledged: nothing after it is sent until it is.'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+/** Every partner's endpoints, for the operator: the same, with whose it is. */
+export const operatorEndpointSchema = endpointSchema
+  .extend({ partnerId: z.string() })
+  .meta({ id: 'OperatorWebhookEndpoint' });
+
+/** One delivery attempt in an endpoint's log. */
+export const deliverySchema = z
+  .object({
+    id: z.string().describe('This attempt.'),
+    webhookId: z.string().describe('The webhook-id header: the same on every attempt of one delivery.'),
+    type: z.enum(['listings.changed', 'ping']),
+    attempt: z.number().int(),
+    status: z.enum(['succeeded', 'failed']),
+    listingCount: z.number().int(),
+    responseCode: z.number().int().nullable(),
+    responseBody: z.string().nullable().describe('The first kilobyte of the answer.'),
+    error: z.string().nullable().describe('Why the attempt failed, in words.'),
+    durationMs: z.number().int(),
+    nextAttemptAt: z.string().nullable().describe('When a failed delivery is tried again.'),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+/** An endpoint as the domain builds it (the partner's routes leave partnerId out). */
+export type EndpointView = z.output<typeof operatorEndpointSchema>;
+export type EndpointFilter = EndpointView['filter'];
+export type DeliveryView = z.output<typeof deliverySchema>;

@@ -1,0 +1,73 @@
+import type { AuditContext, AuditStore } from '../../store/audit.js';
+import type { Db } from '../../store/db.js';
+import type { WebhookStore } from '../../store/webhooks/index.js';
+import type { CursorCodec } from '../cursor.js';
+import { problem } from '../errors.js';
+import { deliveryPage, endpointView } from './views.js';
+
+interface WebhookOperatorDeps {
+  db: Db;
+  store: WebhookStore;
+  audit: Pick<AuditStore, 'record'>;
+  cursors: CursorCodec;
+}
+
+/** The operator's half of webhook endpoints (admin API): any partner's, to see, stop and start. */
+export function webhookOperator(deps: WebhookOperatorDeps) {
+  const notFound = (id: string) => problem('NOT_FOUND', `Webhook endpoint ${id} not found.`);
+  return {
+    /** Operator: every endpoint, or one partner's. */
+    async listAll(partnerId: string | null) {
+      return (await deps.store.list(partnerId)).map(endpointView);
+    },
+
+    async getAny(id: string) {
+      const record = await deps.store.get(id);
+      if (!record) throw notFound(id);
+      return endpointView(record);
+    },
+
+    /** Operator: how many endpoints deliver, are disabled, are failing, have a delivery in flight. */
+    summary: () => deps.store.summary(),
+
+    async deliveriesOfAny(id: string, page: { pageSize: number; cursor: string | undefined }) {
+      if (!(await deps.store.get(id))) throw notFound(id);
+      return deliveryPage(deps, id, page);
+    },
+
+    /** Operator: stops an endpoint's deliveries; the partner sees why and may resume it. */
+    async disable(id: string, reason: string | undefined, ctx: AuditContext) {
+      const why = reason ? `disabled by the operator: ${reason}` : 'disabled by the operator';
+      const record = await deps.db.transaction(async (tx) => {
+        const disabled = await deps.store.disable(id, why, true, tx);
+        if (!disabled) throw notFound(id);
+        await deps.audit.record(
+          {
+            action: 'webhook.disabled',
+            partnerId: disabled.partnerId,
+            details: { endpointId: id, reason: why },
+          },
+          ctx,
+          tx,
+        );
+        return disabled;
+      });
+      return endpointView(record);
+    },
+
+    /** Operator: enables an endpoint again (one it disabled, or any other), from where it stopped. */
+    async enable(id: string, ctx: AuditContext) {
+      const record = await deps.db.transaction(async (tx) => {
+        const enabled = await deps.store.resume(id, null, tx);
+        if (!enabled) throw notFound(id);
+        await deps.audit.record(
+          { action: 'webhook.enabled', partnerId: enabled.partnerId, details: { endpointId: id } },
+          ctx,
+          tx,
+        );
+        return enabled;
+      });
+      return endpointView(record);
+    },
+  };
+}

@@ -1,0 +1,261 @@
+import type { Projection, Queryable } from '../db.js';
+import { LISTING_FIELDS, type ListingFieldName } from './columns.js';
+import { type ListingSource, listingBodySql, listingTailSql } from './json.js';
+import { LISTING_JOINS } from './rows.js';
+
+const SQL_TYPE = {
+  text: 'text',
+  numeric: 'numeric',
+  int: 'integer',
+  date: 'date',
+  bool: 'boolean',
+  'text[]': 'text[]',
+  float8: 'double precision',
+  jsonb: 'jsonb',
+} as const;
+
+/** One row to write: resolved dealer and status, every writable field. */
+export interface ListingRow {
+  id: string;
+  reference: string;
+  slug: string;
+  dealerProfileId: string;
+  status: string;
+  /** false: the body named no status / no dealer, so an existing listing keeps its own. */
+  statusGiven: boolean;
+  dealerGiven: boolean;
+  values: Record<ListingFieldName, unknown>;
+}
+
+export interface ExistingListing {
+  id: string;
+  reference: string;
+  dealerProfileId: string;
+  status: string;
+}
+
+export interface WrittenListing {
+  id: string;
+  reference: string;
+  status: string;
+  dealerProfileId: string;
+}
+
+const COLUMNS = LISTING_FIELDS.map(([, column]) => column);
+
+// The batch travels as one jsonb parameter and is unpacked by jsonb_to_recordset: one statement
+// for any number of rows, the same on PostgreSQL and PGlite.
+const RECORDSET = `jsonb_to_recordset($2::jsonb) AS x(
+  id uuid, reference text, slug text, dealer_profile_id uuid, status text, status_given boolean, dealer_given boolean,
+  ${LISTING_FIELDS.map(([, column, kind]) => `${column} ${SQL_TYPE[kind]}`).join(', ')})`;
+
+// Each field's `,"column":` written once. A null or absent value is left out of the row: the
+// recordset reads a missing key as NULL, and a feed's many empty fields then cost neither
+// serializing nor the database's parsing (a third of a typical batch's bytes).
+const FIELD_KEYS = LISTING_FIELDS.map(([field, column]) => [field, `,${JSON.stringify(column)}:`] as const);
+
+/** The batch as the JSON array the recordset unpacks, written as text in one pass. */
+function toJson(rows: readonly ListingRow[]): string {
+  let json = '[';
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    json += `${i ? ',' : ''}{"id":${JSON.stringify(row.id)},"reference":${JSON.stringify(row.reference)},"slug":${JSON.stringify(row.slug)},"dealer_profile_id":${JSON.stringify(row.dealerProfileId)},"status":${JSON.stringify(row.status)},"status_given":${row.statusGiven},"dealer_given":${row.dealerGiven}`;
+    for (const [field, key] of FIELD_KEYS) {
+      const value = row.values[field];
+      if (value !== null && value !== undefined) json += key + JSON.stringify(value);
+    }
+    json += '}';
+  }
+  return `${json}]`;
+}
+
+// Every time a write records is write_stamp(), not now(): one instant per transaction, taken only
+// after the transaction is visible as a writer, which is what lets sync cursors settle on the
+// writers still open (migration 005, docs/sync.md). An update's updatedAt is next_updated_at():
+// that instant, or just after the version it replaces when that is later (a lock wait).
+const NEW_STATUS = 'CASE WHEN x.status_given THEN x.status ELSE l.status END';
+const NEW_DEALER = 'CASE WHEN x.dealer_given THEN x.dealer_profile_id ELSE l.dealer_profile_id END';
+const NEW_SOLD_AT = `CASE WHEN ${NEW_STATUS} = 'sold' THEN coalesce(l.sold_at, write_stamp()) END`;
+const STATUS_SOLD_AT = `CASE WHEN $3 = 'sold' THEN coalesce(l.sold_at, write_stamp()) END`;
+// next_updated_at() gives the same instant each time within a transaction for the same previous
+// value, so the read text's updatedAt, computed by a second call, is the one the row gets.
+const NEXT_UPDATED_AT = 'next_updated_at(l.updated_at)';
+
+/**
+ * The read model's text (migration 011) is written by the statement that writes the row, from
+ * the values it writes, set-based: the row trigger then has nothing to do (it fills only what a
+ * writer left out, for plain SQL). Each source maps a column to the value its statement writes.
+ */
+const insertSource: ListingSource = (c) =>
+  c === 'created_at' || c === 'updated_at'
+    ? 'write_stamp()'
+    : c === 'sold_at'
+      ? "CASE WHEN x.status = 'sold' THEN write_stamp() END"
+      : `x.${c}`;
+const updateSource: ListingSource = (c) =>
+  ({ status: NEW_STATUS, sold_at: NEW_SOLD_AT, updated_at: NEXT_UPDATED_AT, created_at: 'l.created_at' })[
+    c
+  ] ?? `x.${c}`;
+const statusSource: ListingSource = (c) =>
+  ({ status: '$3::text', sold_at: STATUS_SOLD_AT, updated_at: NEXT_UPDATED_AT })[c] ?? `l.${c}`;
+
+async function existing(
+  tx: Queryable,
+  partnerId: string,
+  references: readonly string[],
+  lock: boolean,
+): Promise<ExistingListing[]> {
+  if (references.length === 0) return [];
+  return tx.query<ExistingListing>(
+    lock ? 'LockListings' : 'FindListings',
+    `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status
+     FROM listings WHERE partner_id = $1 AND external_reference = ANY($2::text[])
+     ORDER BY external_reference${lock ? ' FOR UPDATE' : ''}`,
+    [partnerId, references],
+  );
+}
+
+/** `keys`: the listing schema's keys, the order the read model's text is written in (json.ts). */
+export function listingWriteStore(db: Queryable, keys: readonly string[]) {
+  // Built once: each is a few kilobytes of SQL.
+  const insertText = `${listingBodySql(keys, insertSource)}, ${listingTailSql(keys, insertSource)}`;
+  const setText = (src: ListingSource) =>
+    `read_json = ${listingBodySql(keys, src)}, read_json_tail = ${listingTailSql(keys, src)}`;
+  const updateText = setText(updateSource);
+  const statusText = setText(statusSource);
+  return {
+    /**
+     * Locks this partner's listings with these references for the rest of the transaction, in a
+     * fixed order so that two overlapping batches cannot deadlock each other.
+     */
+    async lockExisting(
+      partnerId: string,
+      references: readonly string[],
+      tx: Queryable = db,
+    ): Promise<ExistingListing[]> {
+      return existing(tx, partnerId, references, true);
+    },
+
+    /**
+     * One listing of this partner as a projection reads it (the JSON a GET shows, whose hash is its
+     * ETag). Inside a write's transaction, after its lock, this is the version the write replaces.
+     */
+    async readOne<T>(
+      partnerId: string,
+      reference: string,
+      projection: Projection<T>,
+      tx: Queryable = db,
+    ): Promise<T | undefined> {
+      const rows = await tx.query(
+        'ReadListingByReference',
+        `SELECT ${projection.columns} FROM listings l ${projection.joins ?? LISTING_JOINS}
+         WHERE l.partner_id = $1 AND l.external_reference = $2`,
+        [partnerId, reference],
+      );
+      return rows[0] ? projection.read(rows[0]) : undefined;
+    },
+
+    /**
+     * The same look-up without locks: for answering refused items, which write nothing, and, inside
+     * a batch's transaction, for a look at what committed since its locks were taken.
+     */
+    async findExisting(
+      partnerId: string,
+      references: readonly string[],
+      tx: Queryable = db,
+    ): Promise<ExistingListing[]> {
+      return existing(tx, partnerId, references, false);
+    },
+
+    /**
+     * Inserts the rows whose reference is new; a reference another transaction just created is
+     * skipped. createdAt and updatedAt come from the column defaults: write_stamp() (migration 005).
+     */
+    async insertNew(
+      partnerId: string,
+      rows: readonly ListingRow[],
+      tx: Queryable = db,
+    ): Promise<WrittenListing[]> {
+      if (rows.length === 0) return [];
+      return tx.query<WrittenListing>(
+        'InsertListings',
+        `INSERT INTO listings (id, partner_id, external_reference, slug, dealer_profile_id, status, sold_at,
+           created_at, updated_at, read_json, read_json_tail, ${COLUMNS.join(', ')})
+         SELECT x.id, $1, x.reference, x.slug, x.dealer_profile_id, x.status, ${insertSource('sold_at')},
+                write_stamp(), write_stamp(), ${insertText}, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
+         FROM ${RECORDSET}
+         ORDER BY x.reference
+         ON CONFLICT (partner_id, external_reference) DO NOTHING
+         RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
+        [partnerId, toJson(rows)],
+      );
+    },
+
+    /**
+     * Replaces the content of existing listings, but only where it differs: the comparison runs
+     * in the database, so a resent feed changes no row and no updatedAt. Returns the changed rows.
+     */
+    async updateChanged(
+      partnerId: string,
+      rows: readonly ListingRow[],
+      tx: Queryable = db,
+    ): Promise<WrittenListing[]> {
+      if (rows.length === 0) return [];
+      return tx.query<WrittenListing>(
+        'UpdateListings',
+        `UPDATE listings l SET
+           status = ${NEW_STATUS},
+           dealer_profile_id = ${NEW_DEALER},
+           sold_at = ${NEW_SOLD_AT},
+           ${COLUMNS.map((c) => `${c} = x.${c}`).join(',\n           ')},
+           updated_at = ${NEXT_UPDATED_AT},
+           ${updateText}
+         FROM ${RECORDSET}
+         WHERE l.partner_id = $1 AND l.external_reference = x.reference
+           AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
+               IS DISTINCT FROM (${NEW_STATUS}, ${NEW_DEALER}, ${COLUMNS.map((c) => `x.${c}`).join(', ')})
+         RETURNING l.id, l.external_reference AS reference, l.status, l.dealer_profile_id AS "dealerProfileId"`,
+        [partnerId, toJson(rows)],
+      );
+    },
+
+    /** Moves one listing to a status; returns nothing when it already had that status. */
+    async setStatus(
+      partnerId: string,
+      reference: string,
+      status: string,
+      tx: Queryable = db,
+    ): Promise<WrittenListing | undefined> {
+      const rows = await tx.query<WrittenListing>(
+        'SetListingStatus',
+        `UPDATE listings l SET status = $3, sold_at = ${STATUS_SOLD_AT}, updated_at = ${NEXT_UPDATED_AT},
+           ${statusText}
+         WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
+         RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
+        [partnerId, reference, status],
+      );
+      return rows[0];
+    },
+
+    /** One history row per listing that entered a status or moved dealer, in the same transaction. */
+    async recordHistory(
+      rows: readonly { id: string; dealerProfileId: string; status: string }[],
+      tx: Queryable = db,
+    ) {
+      if (rows.length === 0) return;
+      await tx.query(
+        'RecordStatusHistory',
+        `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
+         SELECT id, dealer_profile_id, status, write_stamp()
+         FROM jsonb_to_recordset($1::jsonb) AS h(id uuid, dealer_profile_id uuid, status text)`,
+        [
+          JSON.stringify(
+            rows.map((r) => ({ id: r.id, dealer_profile_id: r.dealerProfileId, status: r.status })),
+          ),
+        ],
+      );
+    },
+  };
+}
+
+export type ListingWriteStore = ReturnType<typeof listingWriteStore>;

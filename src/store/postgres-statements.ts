@@ -1,0 +1,203 @@
+import pg from 'pg';
+
+import type { Queryable } from './db.js';
+import { labelDbError } from './errors.js';
+
+// pg's own serialization of a parameter, what it does at bind (pg.utils; its typings omit it).
+const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
+
+/*
+ * How the service's statements reach PostgreSQL: which are prepared (only where the connection is
+ * a real session), the timeouts set per session or per transaction, and a single statement bounded
+ * in one round trip (DATABASE_POOL_MODE, docs/operations.md "Behind a connection pooler").
+ */
+
+/**
+ * Statements kept prepared on each connection (parsed and planned once per connection, not per
+ * request). Only the listing page and its count: their text is long (the page's JSON projection
+ * is ~60 expressions) and the same per filter shape, so planning was a fifth of the page's
+ * database time, and their plans do not depend on the values (a LIMIT over an index, per-dealer
+ * walks, counter sums). Not the others: a generic plan chosen for the dealer-subtree queries was
+ * slower for large scopes than a plan for the values at hand (docs/benchmarks.md).
+ */
+const PREPARED = new Set(['ListListings', 'CountListingsFromCounters']);
+/** SQL text -> its prepared statement's name; a text is a filter shape, so there are few. */
+const preparedNames = new Map<string, string>();
+/** A bound all the same: past it, new texts run unprepared rather than grow every connection. */
+const MAX_PREPARED = 500;
+const preparedName = (name: string, sql: string): string | undefined => {
+  let named = preparedNames.get(sql);
+  if (named === undefined && preparedNames.size < MAX_PREPARED) {
+    named = `${name}_${preparedNames.size}`;
+    preparedNames.set(sql, named);
+  }
+  return named;
+};
+
+/**
+ * A statement as the service sends it: prepared (named) or not. Named statements live on a server
+ * connection, so they are only used where the connection is known to be one session for as long
+ * as the client holds it (`prepare`: DATABASE_POOL_MODE=session). Behind a pooler in transaction
+ * mode, the next transaction of the same client may run on another server connection (where the
+ * name is unknown) and another client's on this one (where it already exists). The benchmark
+ * replays the same.
+ */
+export function statementConfig(
+  name: string,
+  sql: string,
+  params: readonly unknown[],
+  prepare = true,
+): pg.QueryConfig {
+  const prepared = prepare && PREPARED.has(name) ? preparedName(name, sql) : undefined;
+  return { ...(prepared ? { name: prepared } : {}), text: sql, values: params as unknown[] };
+}
+
+/**
+ * Settings of every service connection (the benchmark's replay uses them too). Only
+ * application_name travels as a startup parameter: it is the one of ours a default PgBouncer
+ * passes on; it refuses any other (`unsupported startup parameter`) unless told to ignore it, and
+ * an ignored one is a promise silently broken. The rest is set where every pooler passes it on
+ * (sessionSettings, localSettings).
+ */
+export const CONNECTION_OPTIONS = { application_name: 'forecourt' };
+
+/**
+ * Set once on a connection that is a session of its own (direct, or a pooler in session mode),
+ * before its first statement. plan_cache_mode: prepared statements (PREPARED) are still planned
+ * for their values every time; a generic plan, which PostgreSQL may otherwise switch to after
+ * five runs, took 29 ms instead of 2 for a global page at 1M listings and 800 ms instead of 8 for
+ * all statuses (docs/benchmarks.md).
+ */
+export function sessionSettings(statementTimeoutMs: number): string {
+  return [
+    // Bounds every statement server-side, so a runaway query cannot hold a connection forever.
+    `SET statement_timeout = ${Math.ceil(statementTimeoutMs)}`,
+    // A transaction left open by a crashed handler must not hold locks indefinitely.
+    `SET idle_in_transaction_session_timeout = ${Math.ceil(statementTimeoutMs * 2)}`,
+    'SET plan_cache_mode = force_custom_plan',
+  ].join('; ');
+}
+
+/**
+ * Sent with BEGIN, in the same message (no extra round trip), in both modes: SET LOCAL lasts until
+ * the transaction ends, which is exactly what a transaction-mode pooler keeps together, so the
+ * bound holds whatever sits between us and PostgreSQL.
+ */
+export function localSettings(statementTimeoutMs: number): string {
+  return [
+    'BEGIN',
+    `SET LOCAL statement_timeout = ${Math.ceil(statementTimeoutMs)}`,
+    `SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(statementTimeoutMs * 2)}`,
+  ].join('; ');
+}
+
+/** The messages of the extended protocol that boundedStatement adds (pg's Connection sends them). */
+interface WireConnection {
+  parse(message: { text: string; name: string; types: unknown[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number | undefined }): void;
+  sync(): void;
+}
+
+/** A pg.Query with the two steps of pg 8's lib/query.js that boundedStatement extends. */
+type QueryInternals = pg.Query & {
+  portal: string;
+  prepare(connection: WireConnection): void;
+  _getRows(connection: WireConnection, rows: number | undefined): void;
+};
+
+/**
+ * One statement outside a transaction, with its own statement_timeout, in ONE round trip, through
+ * any pooler: `SET statement_timeout`, the statement and `RESET statement_timeout`, each parsed,
+ * bound and executed, then a single Sync. Up to that Sync the three are one implicit transaction,
+ * which a transaction-mode pooler keeps on one server connection, and PostgreSQL arms the timeout
+ * afresh for each Execute, so the statement runs under the value just set. The RESET hands the
+ * server connection back as it was found; when the statement fails, the implicit transaction
+ * aborts, which undoes the SET as well. Not `SET LOCAL`: outside an explicit transaction block it
+ * logs a warning, a line per statement. Not a transaction of its own (BEGIN + SET LOCAL, the
+ * statement, COMMIT): two more round trips, measured in docs/benchmarks.md. Not a multi-statement
+ * query: it takes no parameters.
+ */
+export function boundedStatement(
+  client: pg.PoolClient,
+  config: pg.QueryConfig,
+  timeoutMs: number,
+): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    // 'extended': a statement without parameters would otherwise go as a simple query, without
+    // the messages added here.
+    // The values serialized before anything is sent: a value pg cannot bind (a BigInt) then fails
+    // here, not after the SET went out, when pg would end the exchange with a Sync that keeps the
+    // SET on the server connection for the pooler's next client (and never sends the RESET).
+    const values = (config.values ?? []).map((value) => prepareValue(value));
+    const extended = { ...config, values, queryMode: 'extended' } as pg.QueryConfig;
+    const query = new pg.Query(extended, (error, results) => {
+      if (error) reject(error);
+      // Three results: the SET's, the statement's, the RESET's.
+      else resolve((results as unknown as pg.QueryResult[])[1]!);
+    }) as QueryInternals;
+    const unnamed = (connection: WireConnection, text: string) => {
+      connection.parse({ text, name: '', types: [] });
+      connection.bind({ portal: '', statement: '', values: [] });
+      connection.execute({ portal: '', rows: undefined });
+    };
+    const prepare = query.prepare;
+    query.prepare = function (connection) {
+      unnamed(connection, `SET statement_timeout = ${Math.ceil(timeoutMs)}`);
+      prepare.call(this, connection);
+    };
+    query._getRows = function (connection, rows) {
+      connection.execute({ portal: this.portal, rows });
+      unnamed(connection, 'RESET statement_timeout');
+      connection.sync();
+    };
+    client.query(query);
+  });
+}
+
+/** A client checked out of the pool, watched for a connection lost while we hold it. */
+export interface Held {
+  client: pg.PoolClient;
+  /** The connection failed or could not even roll back: drop it rather than reuse it. */
+  broken: boolean;
+  release(): void;
+}
+
+/** How a Queryable reaches the server: a statement with parameters, and a script without. */
+interface Runner {
+  statement(config: pg.QueryConfig): Promise<pg.QueryResult>;
+  script(sql: string): Promise<unknown>;
+}
+
+/**
+ * A named statement that the server already has (42P05) or does not have (26000) although this
+ * client prepared it (or not) on what it took for its own session: the sign of a transaction-mode
+ * pooler configured as a session. The log line of the 500 then says what to change.
+ */
+function explainPoolMode(error: unknown): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if ((code === '42P05' || code === '26000') && error instanceof Error)
+    error.message +=
+      ' (DATABASE_URL behaves like a pooler in transaction mode: set DATABASE_POOL_MODE=transaction)';
+  return error;
+}
+
+export function queryable(runner: Runner, prepare: boolean): Queryable {
+  return {
+    async query<T>(name: string, sql: string, params: readonly unknown[] = []) {
+      try {
+        const result = await runner.statement(statementConfig(name, sql, params, prepare));
+        return result.rows as T[];
+      } catch (error) {
+        throw labelDbError(prepare ? explainPoolMode(error) : error, name);
+      }
+    },
+    async exec(name: string, sql: string) {
+      try {
+        await runner.script(sql);
+      } catch (error) {
+        throw labelDbError(error, name);
+      }
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db.js';
+import type { Position } from '../listings/reads.js';
+import { COLUMNS, type EndpointPatch, type EndpointRecord, type NewEndpoint, toRecord } from './rows.js';
+
+/** Webhook endpoints as partners and operators manage them: create, read, change, disable, remove. */
+export function webhookEndpointStore(db: Queryable) {
+  return {
+    async create(input: NewEndpoint, start: Position, tx: Queryable = db): Promise<EndpointRecord> {
+      const rows = await tx.query(
+        'CreateWebhookEndpoint',
+        `INSERT INTO webhook_endpoints (id, partner_id, url, description, filter_statuses, filter_profile_ids,
+           secret, position_ts, position_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+        [
+          randomUUID(),
+          input.partnerId,
+          input.url,
+          input.description,
+          input.filterStatuses,
+          input.filterProfileIds,
+          input.secret,
+          start.ts,
+          start.id,
+        ],
+      );
+      return toRecord(rows[0]!);
+    },
+
+    async get(id: string, tx: Queryable = db): Promise<EndpointRecord | undefined> {
+      const rows = await tx.query(
+        'GetWebhookEndpoint',
+        `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1`,
+        [id],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /** Every endpoint of one partner (null: of all partners), oldest first. */
+    async list(partnerId: string | null, tx: Queryable = db): Promise<EndpointRecord[]> {
+      const rows = await tx.query(
+        'ListWebhookEndpoints',
+        `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ($1::uuid IS NULL OR partner_id = $1)
+         ORDER BY created_at, id`,
+        [partnerId],
+      );
+      return rows.map(toRecord);
+    },
+
+    /** Every endpoint's state in four counts (the operator's overview). */
+    async summary(): Promise<{ enabled: number; disabled: number; failing: number; pending: number }> {
+      const rows = await db.query(
+        'WebhookSummary',
+        `SELECT count(*) FILTER (WHERE enabled)::int AS enabled, count(*) FILTER (WHERE NOT enabled)::int AS disabled,
+                count(*) FILTER (WHERE enabled AND failing_since IS NOT NULL)::int AS failing,
+                count(*) FILTER (WHERE pending_delivery_id IS NOT NULL)::int AS pending
+         FROM webhook_endpoints`,
+      );
+      const row = rows[0]!;
+      return {
+        enabled: Number(row.enabled),
+        disabled: Number(row.disabled),
+        failing: Number(row.failing),
+        pending: Number(row.pending),
+      };
+    },
+
+    async countForPartner(partnerId: string, tx: Queryable = db): Promise<number> {
+      const rows = await tx.query<{ n: number }>(
+        'CountWebhookEndpoints',
+        'SELECT count(*)::int AS n FROM webhook_endpoints WHERE partner_id = $1',
+        [partnerId],
+      );
+      return rows[0]!.n;
+    },
+
+    async update(id: string, patch: EndpointPatch, tx: Queryable = db): Promise<EndpointRecord | undefined> {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      const set = (column: string, value: unknown) => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}`);
+      };
+      if (patch.url !== undefined) set('url', patch.url);
+      if (patch.description !== undefined) set('description', patch.description);
+      if (patch.filterStatuses !== undefined) set('filter_statuses', patch.filterStatuses);
+      if (patch.filterProfileIds !== undefined) set('filter_profile_ids', patch.filterProfileIds);
+      if (patch.enabled === false) {
+        sets.push(`enabled = false, disabled_at = coalesce(disabled_at, now()),
+          disabled_reason = CASE WHEN enabled THEN 'disabled by the partner' ELSE disabled_reason END`);
+      }
+      if (patch.enabled === true) {
+        // Enabled again: from where it stopped, at once, with a fresh retry period.
+        sets.push(`enabled = true, disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
+          held_by_operator = false, next_attempt_at = now()`);
+      }
+      const rows = await tx.query(
+        'UpdateWebhookEndpoint',
+        `UPDATE webhook_endpoints SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1
+         RETURNING ${COLUMNS}`,
+        params,
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /** Disables an endpoint; `hold`: by the operator, so only the operator enables it again. */
+    async disable(
+      id: string,
+      reason: string,
+      hold: boolean,
+      tx: Queryable = db,
+    ): Promise<EndpointRecord | undefined> {
+      const rows = await tx.query(
+        'DisableWebhookEndpoint',
+        `UPDATE webhook_endpoints SET enabled = false, disabled_at = now(), disabled_reason = $2,
+           held_by_operator = $3, updated_at = now()
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, reason, hold],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    async remove(id: string, tx: Queryable = db): Promise<boolean> {
+      const rows = await tx.query(
+        'DeleteWebhookEndpoint',
+        'DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id',
+        [id],
+      );
+      return rows.length > 0;
+    },
+
+    /** A new signing secret; the current one keeps signing beside it until `graceUntil`. */
+    async rotate(id: string, secret: string, graceUntil: Date, tx: Queryable = db) {
+      const rows = await tx.query(
+        'RotateWebhookSecret',
+        `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2,
+           updated_at = now()
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, secret, graceUntil],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /** Restarts a disabled endpoint from where it stopped, or from `position` (a replay). */
+    async resume(
+      id: string,
+      position: Position | null,
+      tx: Queryable = db,
+    ): Promise<EndpointRecord | undefined> {
+      const rows = await tx.query(
+        'ResumeWebhookEndpoint',
+        `UPDATE webhook_endpoints SET enabled = true, disabled_at = NULL, disabled_reason = NULL,
+           held_by_operator = false, failing_since = NULL, next_attempt_at = now(), updated_at = now(),
+           position_ts = coalesce($2::timestamptz, position_ts), position_id = coalesce($3::uuid, position_id),
+           pending_delivery_id = CASE WHEN $2::timestamptz IS NULL THEN pending_delivery_id END,
+           pending_through_ts = CASE WHEN $2::timestamptz IS NULL THEN pending_through_ts END,
+           pending_through_id = CASE WHEN $2::timestamptz IS NULL THEN pending_through_id END,
+           pending_attempt = CASE WHEN $2::timestamptz IS NULL THEN pending_attempt ELSE 0 END
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, position?.ts ?? null, position?.id ?? null],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { accessCache } from '../../src/domain/access-cache.js';
+import { generateSecret, hashSecret, isWellFormedSecret, safeEqual } from '../../src/domain/secrets.js';
+
+// Partner secrets (fc_, 40 random base62 characters, a CRC32 checksum) and the per-instance cache
+// of what a request needs, whose correctness rests on forgetting (src/domain/access-cache.ts).
+
+test('a new secret is fc_, 46 base62 characters, well formed, and new each time', () => {
+  const secret = generateSecret();
+  assert.match(secret, /^fc_[0-9A-Za-z]{46}$/);
+  assert.ok(isWellFormedSecret(secret));
+  assert.notEqual(generateSecret(), secret);
+});
+
+test('a mistyped secret fails its checksum: one character changed anywhere', () => {
+  const secret = generateSecret();
+  for (const at of [3, 20, 42, 48]) {
+    const c = secret[at]!;
+    const typo = `${secret.slice(0, at)}${c === 'a' ? 'b' : 'a'}${secret.slice(at + 1)}`;
+    assert.equal(isWellFormedSecret(typo), false, `position ${at}`);
+  }
+});
+
+test('a secret of another shape is not well formed', () => {
+  const secret = generateSecret();
+  for (const bad of [
+    secret.slice(1),
+    `FC_${secret.slice(3)}`,
+    `${secret}a`,
+    secret.slice(0, -1),
+    `${secret.slice(0, -1)}-`,
+    '',
+  ]) {
+    assert.equal(isWellFormedSecret(bad), false, bad);
+  }
+});
+
+test('hashSecret is the SHA-256 of the secret’s UTF-8', () => {
+  assert.deepEqual(hashSecret('fc_x'), createHash('sha256').update('fc_x').digest());
+  assert.equal(hashSecret('fc_x').length, 32);
+});
+
+test('safeEqual: equal strings only, whatever their lengths', () => {
+  assert.equal(safeEqual('token-1', 'token-1'), true);
+  assert.equal(safeEqual('token-1', 'token-2'), false);
+  assert.equal(safeEqual('short', 'a much longer string'), false);
+  assert.equal(safeEqual('', ''), true);
+});
+
+const counting = <T>(value: T) => {
+  const load = async () => {
+    load.calls++;
+    return value;
+  };
+  load.calls = 0;
+  return load;
+};
+
+test('the access cache keeps nothing while changes are not heard', async () => {
+  const cache = accessCache();
+  const load = counting('partner');
+  await cache.through('k', load);
+  await cache.through('k', load);
+  assert.equal(load.calls, 2);
+});
+
+test('while changes are heard a value is kept until forget()', async () => {
+  const cache = accessCache();
+  cache.setLive(true);
+  const load = counting('partner');
+  assert.equal(await cache.through('k', load), 'partner');
+  assert.equal(await cache.through('k', load), 'partner');
+  assert.equal(load.calls, 1);
+  cache.forget();
+  await cache.through('k', load);
+  assert.equal(load.calls, 2);
+});
+
+test('a load that began before a forget is not kept: it may have read the old state', async () => {
+  const cache = accessCache();
+  cache.setLive(true);
+  let release: (v: string) => void = () => {};
+  const slow = () => new Promise<string>((resolve) => (release = resolve));
+  const pending = cache.through('k', slow);
+  cache.forget();
+  release('old');
+  assert.equal(await pending, 'old');
+  const load = counting('new');
+  assert.equal(await cache.through('k', load), 'new');
+  assert.equal(load.calls, 1);
+});
+
+test('a value keep() refuses is returned but not kept', async () => {
+  const cache = accessCache();
+  cache.setLive(true);
+  const load = counting<string | null>(null);
+  await cache.through('k', load, (v) => v !== null);
+  await cache.through('k', load, (v) => v !== null);
+  assert.equal(load.calls, 2);
+});
+
+test('an entry older than the TTL is loaded again', async () => {
+  const cache = accessCache({ ttlMs: 0 });
+  cache.setLive(true);
+  const load = counting('v');
+  await cache.through('k', load);
+  await cache.through('k', load);
+  assert.equal(load.calls, 2);
+});
+
+test('past maxEntries the cache starts empty again; keys are kept apart', async () => {
+  const cache = accessCache({ maxEntries: 2 });
+  cache.setLive(true);
+  const a = counting('a');
+  const b = counting('b');
+  const c = counting('c');
+  await cache.through('a', a);
+  await cache.through('b', b);
+  assert.equal(await cache.through('b', b), 'b');
+  await cache.through('c', c); // full: everything dropped, then c kept
+  await cache.through('a', a);
+  await cache.through('c', c);
+  assert.deepEqual([a.calls, b.calls, c.calls], [2, 1, 1]);
+});
+
+test('turning listening on or off forgets what was kept', async () => {
+  const cache = accessCache();
+  cache.setLive(true);
+  const load = counting('v');
+  await cache.through('k', load);
+  cache.setLive(true);
+  await cache.through('k', load);
+  assert.equal(load.calls, 2);
+});
