@@ -1,9 +1,9 @@
 // `npm test`: the whole suite on one database (the embedded one, or PostgreSQL with DATABASE_URL),
 // TEST_CONCURRENCY (default 3) files at a time, the longest first: each boots its own service on
 // its own embedded database or its own PostgreSQL database, and much of a file's time is spent
-// waiting (child processes, deliveries, timers), so files overlap well even on two cores. On
-// PostgreSQL, the files that stop and start the machine's server run afterwards, alone (anything
-// else running on PostgreSQL then would see the server vanish).
+// waiting (child processes, deliveries, timers), so files overlap well even on two cores. No file
+// stops the machine's PostgreSQL server (an outage or a crash is shown on a server of the test's
+// own: test/helpers/own-postgres.ts), so on PostgreSQL too every file runs in the one group.
 // Arguments, when given, replace the file list (`npm test -- test/sync.test.ts`).
 // `--db-only` leaves out what does not depend on the database (CI's PostgreSQL pass: the embedded
 // pass runs them): test/unit/, the files that only ever start the demo (embedded), the document,
@@ -27,7 +27,6 @@ import path from 'node:path';
 import { buildTestTree } from './test-tree.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const EXCLUSIVE = ['test/postgres-operations.test.ts', 'test/crash-consistency.test.ts'];
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 
 const list = (dir) =>
@@ -87,12 +86,9 @@ const UNIT_LAYER = 'test/unit/layer.generated.test.ts';
 
 const dbOnly = process.argv.includes('--db-only');
 const args = process.argv.slice(2).filter((a) => a !== '--db-only');
-const onPostgres = Boolean(process.env.DATABASE_URL);
-const integration = list('test').filter(
-  (f) => !(onPostgres && EXCLUSIVE.includes(f)) && !(dbOnly && DB_INDEPENDENT.includes(f)),
-);
-// On the embedded database nothing stops a server, and the unit layer needs no group of its own:
-// one group, so that no core waits for a group's last file.
+const integration = list('test').filter((f) => !(dbOnly && DB_INDEPENDENT.includes(f)));
+// The unit layer needs no group of its own: one group, so that no core waits for a group's last
+// file.
 const groups = args.length
   ? [{ name: 'selected files', files: args, concurrency }]
   : [
@@ -101,7 +97,6 @@ const groups = args.length
         files: [...slowestFirst(integration), ...(dbOnly ? [] : [UNIT_LAYER])],
         concurrency,
       },
-      ...(onPostgres ? [{ name: 'PostgreSQL server stops', files: EXCLUSIVE, concurrency: '1' }] : []),
     ];
 
 // Temporary files (embedded databases copied from a template for every boot, data directories of

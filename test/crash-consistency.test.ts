@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { type CheckReport, checkPglite, checkPostgres } from './crash/checks.js';
-import { crashAndRestart, ensureRunning } from './crash/postgres-restart.js';
 import { type CrashService, startService } from './crash/service.js';
 import { type Call, prng, readAll, Workload } from './crash/workload.js';
+import { type OwnServer, startOwnServer } from './helpers/own-postgres.js';
 import { freshDatabase, run, skipWithoutPostgres } from './helpers/postgres.js';
 
 /**
@@ -25,7 +25,8 @@ import { freshDatabase, run, skipWithoutPostgres } from './helpers/postgres.js';
  *   orphans) and PostgreSQL's own amcheck on every index and table.
  *
  * On the embedded database (one DATA_DIR throughout) and on PostgreSQL (a database of its own);
- * then PostgreSQL itself crashes (immediate stop) under load while the service keeps running.
+ * then PostgreSQL itself crashes (immediate stop) under load while the service keeps running: a
+ * server of the test's own, since the machine's is shared with the files running meanwhile.
  *
  * CRASH_ROUNDS (default 10) rounds per database; CRASH_PG_RESTARTS (default 2) immediate stops of
  * the PostgreSQL server; CRASH_SEED repeats a run's choices (timing still differs).
@@ -174,15 +175,16 @@ interface PostgresLoad {
 }
 
 /**
- * A fresh PostgreSQL database, a service on it with a partner set up, and a workload for `fn` to
- * run; afterwards the server is made sure to run (a test may have stopped it) and all of it removed.
+ * A fresh PostgreSQL database (on the machine's server, or on `server`), a service on it with a
+ * partner set up, and a workload for `fn` to run; afterwards all of it is removed.
  */
 async function underPostgresLoad(
   tag: string,
   seedOffset: number,
   fn: (pg: PostgresLoad) => Promise<void>,
+  server?: OwnServer,
 ): Promise<void> {
-  const database = await freshDatabase();
+  const database = server ? { url: server.url('postgres'), drop: async () => {} } : await freshDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-crash-'));
   let service: CrashService | undefined;
   try {
@@ -194,7 +196,6 @@ async function underPostgresLoad(
     const call: Call = (method, urlPath, body) => current.call(method, urlPath, { bearer: secret, body });
     await fn({ database, dataDir, service: current, workload, call, rng });
   } finally {
-    ensureRunning();
     await service?.kill();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -293,46 +294,55 @@ describe(`crash consistency: SIGKILL under concurrent writes, seed ${SEED}`, () 
   });
 
   describe('PostgreSQL server crash (immediate stop) under load', { skip: skipWithoutPostgres }, () => {
-    after(() => ensureRunning());
+    // A server of the test's own to crash: the machine's is shared with the files running meanwhile.
+    let server: OwnServer | undefined;
+    after(() => server?.remove());
 
     test(`${PG_RESTARTS} immediate stops and starts of the server while the service writes`, async (t) => {
-      await underPostgresLoad('pgstop', 2, async (pg) => {
-        const { service: current, workload, call, rng } = pg;
-        for (let round = 1; round <= PG_RESTARTS; round++) {
-          const before = { ...workload.stats };
-          const load = workload.run(call, WORKERS);
-          const loadMs = 300 + Math.floor(rng() * 900);
-          const pauseMs = 200 + Math.floor(rng() * 800);
-          let recoveredMs = 0;
-          try {
-            await sleep(loadMs);
-            const stoppedAt = performance.now();
-            await crashAndRestart(pauseMs);
-            // The service was never restarted: its pool finds the server again by itself.
-            for (let i = 0; ; i++) {
-              if (i === 200) assert.fail('the service was not ready 20 s after PostgreSQL came back');
-              if (current.child.exitCode !== null || current.child.signalCode !== null)
-                assert.fail(
-                  `the service exited (${await current.exited}) when PostgreSQL crashed:\n${current.stderr().slice(-3000)}\n${current.errors.slice(0, 3).join('\n')}`,
-                );
-              if ((await current.call('GET', '/readyz')).status === 200) break;
-              await sleep(100);
+      server = await startOwnServer();
+      const own = server;
+      await underPostgresLoad(
+        'pgstop',
+        2,
+        async (pg) => {
+          const { service: current, workload, call, rng } = pg;
+          for (let round = 1; round <= PG_RESTARTS; round++) {
+            const before = { ...workload.stats };
+            const load = workload.run(call, WORKERS);
+            const loadMs = 300 + Math.floor(rng() * 900);
+            const pauseMs = 200 + Math.floor(rng() * 800);
+            let recoveredMs = 0;
+            try {
+              await sleep(loadMs);
+              const stoppedAt = performance.now();
+              await own.crashAndRestart(pauseMs);
+              // The service was never restarted: its pool finds the server again by itself.
+              for (let i = 0; ; i++) {
+                if (i === 200) assert.fail('the service was not ready 20 s after PostgreSQL came back');
+                if (current.child.exitCode !== null || current.child.signalCode !== null)
+                  assert.fail(
+                    `the service exited (${await current.exited}) when PostgreSQL crashed:\n${current.stderr().slice(-3000)}\n${current.errors.slice(0, 3).join('\n')}`,
+                  );
+                if ((await current.call('GET', '/readyz')).status === 200) break;
+                await sleep(100);
+              }
+              recoveredMs = performance.now() - stoppedAt;
+              await sleep(500);
+            } finally {
+              workload.stop();
+              await load;
             }
-            recoveredMs = performance.now() - stoppedAt;
-            await sleep(500);
-          } finally {
-            workload.stop();
-            await load;
+            const { verified, report } = await verifyAfterLoad(pg, `server crash ${round}`);
+            t.diagnostic(
+              `server crash ${round}: down ${pauseMs} ms, service ready again after ${Math.round(recoveredMs)} ms; ` +
+                `${workload.stats.requests - before.requests} requests, ${workload.stats.ackedItems - before.ackedItems} writes acknowledged, ` +
+                `refused ${JSON.stringify(workload.stats.refused)}; verified ${verified.checked} (unacknowledged: ${verified.inFlightApplied} committed, ${verified.inFlightLost} not); ` +
+                `${report.listings} listings, amcheck ${report.indexesChecked} indexes / ${report.tablesChecked} tables`,
+            );
           }
-          const { verified, report } = await verifyAfterLoad(pg, `server crash ${round}`);
-          t.diagnostic(
-            `server crash ${round}: down ${pauseMs} ms, service ready again after ${Math.round(recoveredMs)} ms; ` +
-              `${workload.stats.requests - before.requests} requests, ${workload.stats.ackedItems - before.ackedItems} writes acknowledged, ` +
-              `refused ${JSON.stringify(workload.stats.refused)}; verified ${verified.checked} (unacknowledged: ${verified.inFlightApplied} committed, ${verified.inFlightLost} not); ` +
-              `${report.listings} listings, amcheck ${report.indexesChecked} indexes / ${report.tablesChecked} tables`,
-          );
-        }
-      });
+        },
+        own,
+      );
     });
   });
 });

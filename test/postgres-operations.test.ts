@@ -2,14 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
-import {
-  freshDatabase,
-  lockTable,
-  postgresServer,
-  run,
-  skipWithoutPostgres,
-  waitForLockWaiter,
-} from './helpers/postgres.js';
+import { startOwnServer } from './helpers/own-postgres.js';
+import { freshDatabase, lockTable, run, skipWithoutPostgres, waitForLockWaiter } from './helpers/postgres.js';
 import { type ServiceProcess, spawnService } from './helpers/service-process.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -21,7 +15,6 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
     database = await freshDatabase();
   });
   after(async () => {
-    if (!postgresServer.isRunning()) postgresServer.start();
     await database.drop();
   });
 
@@ -84,43 +77,49 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
   });
 
   test('PostgreSQL stopped: quick 503s with Retry-After, the process stays up, and recovers by itself', async () => {
-    const { app, secret } = await appWith({});
+    // A server of the test's own to stop: the machine's is shared with the files running meanwhile.
+    const server = await startOwnServer();
     try {
-      assert.equal((await app.call('GET', '/api/external/v1/listings', { secret })).status, 200);
-      postgresServer.stop('fast');
+      const { app, secret } = await appWith({ DATABASE_URL: server.url('postgres') });
       try {
-        for (const path of ['/api/external/v1/listings', '/api/external/v1/locations']) {
-          const started = performance.now();
-          const reply = await app.call('GET', path, { secret });
-          assert.equal(reply.status, 503, `${path}: ${reply.text}`);
-          assert.equal(reply.body.error.code, 'SERVICE_UNAVAILABLE');
-          assert.ok(reply.headers['retry-after']);
-          assert.ok(performance.now() - started < 2_000, 'fails fast');
+        assert.equal((await app.call('GET', '/api/external/v1/listings', { secret })).status, 200);
+        server.stop('fast');
+        try {
+          for (const path of ['/api/external/v1/listings', '/api/external/v1/locations']) {
+            const started = performance.now();
+            const reply = await app.call('GET', path, { secret });
+            assert.equal(reply.status, 503, `${path}: ${reply.text}`);
+            assert.equal(reply.body.error.code, 'SERVICE_UNAVAILABLE');
+            assert.ok(reply.headers['retry-after']);
+            assert.ok(performance.now() - started < 2_000, 'fails fast');
+          }
+          const write = await app.call('PUT', `/api/external/v1/listings/${unique('out')}`, {
+            secret,
+            body: listingBody(),
+          });
+          assert.equal(write.status, 503);
+          // A malformed secret is refused without a database lookup, so even now it is a 401.
+          assert.equal(
+            (await app.call('GET', '/api/external/v1/listings', { secret: 'fc_short' })).status,
+            401,
+          );
+          assert.equal((await app.call('GET', '/readyz')).status, 503);
+          assert.equal((await app.call('GET', '/healthz')).status, 200);
+        } finally {
+          server.start();
         }
-        const write = await app.call('PUT', `/api/external/v1/listings/${unique('out')}`, {
-          secret,
-          body: listingBody(),
-        });
-        assert.equal(write.status, 503);
-        // A malformed secret is refused without a database lookup, so even now it is a 401.
-        assert.equal(
-          (await app.call('GET', '/api/external/v1/listings', { secret: 'fc_short' })).status,
-          401,
-        );
-        assert.equal((await app.call('GET', '/readyz')).status, 503);
-        assert.equal((await app.call('GET', '/healthz')).status, 200);
+        let status = 0;
+        for (let i = 0; i < 100 && status !== 200; i++) {
+          status = (await app.call('GET', '/api/external/v1/listings', { secret })).status;
+          if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(status, 200, 'recovered without a restart');
+        assert.equal((await app.call('GET', '/readyz')).status, 200);
       } finally {
-        postgresServer.start();
+        await app.close();
       }
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await app.call('GET', '/api/external/v1/listings', { secret })).status;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(status, 200, 'recovered without a restart');
-      assert.equal((await app.call('GET', '/readyz')).status, 200);
     } finally {
-      await app.close();
+      server.remove();
     }
   });
 

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import pg from 'pg';
 
 /**
  * The machine's PostgreSQL server, for tests of what only a server can show: several service
- * processes on one database, locks held by another session, the server stopping under us.
- * Those tests run when DATABASE_URL is set (the PostgreSQL pass of `.ci/run`).
+ * processes on one database, locks held by another session. Those tests run when DATABASE_URL is
+ * set (the PostgreSQL pass of `.ci/run`). Other files use the server at the same time, so no test
+ * stops it: an outage or a crash is shown on a server of the test's own (own-postgres.ts).
  */
 export const serverUrl = process.env.DATABASE_URL;
 export const skipWithoutPostgres = serverUrl ? false : 'needs PostgreSQL: set DATABASE_URL';
@@ -66,36 +65,3 @@ export async function waitForLockWaiter(url: string, timeoutMs = 10_000): Promis
   }
   throw new Error('no service session waited on the lock');
 }
-
-const cluster = () => readdirSync('/etc/postgresql')[0]!;
-
-/** Stops and starts the machine's PostgreSQL server (pg_ctlcluster, as .ci/run starts it). */
-export const postgresServer = {
-  stop(mode: 'fast' | 'immediate' = 'fast') {
-    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster(), 'main', 'stop', '-m', mode], {
-      stdio: 'ignore',
-    });
-  },
-  start() {
-    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster(), 'main', 'start'], {
-      stdio: 'ignore',
-    });
-    for (let i = 0; i < 60; i++) {
-      try {
-        execFileSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', '5432']);
-        return;
-      } catch {
-        execFileSync('sleep', ['0.25']);
-      }
-    }
-    throw new Error('PostgreSQL did not come back');
-  },
-  isRunning(): boolean {
-    try {
-      execFileSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', '5432']);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-};

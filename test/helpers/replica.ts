@@ -1,14 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './free-port.js';
+import { initCluster, pgTool, serverDirectory, startArgs } from './own-postgres.js';
 
 /**
  * A real streaming replica for tests: a primary of the test's own (initdb in a temporary
  * directory, its own port), a replica made from it with pg_basebackup -R, both started beside the
- * machine's PostgreSQL and removed afterwards. PostgreSQL refuses to run as root, so as root the
- * binaries run as the `postgres` user.
+ * machine's PostgreSQL and removed afterwards.
  */
 export interface ReplicaPair {
   primaryUrl(database: string): string;
@@ -16,41 +14,16 @@ export interface ReplicaPair {
   stop(): void;
 }
 
-function binDir(): string {
-  const base = '/usr/lib/postgresql';
-  const version = readdirSync(base).sort((a, b) => Number(b) - Number(a))[0];
-  if (!version) throw new Error(`no PostgreSQL binaries under ${base}`);
-  return path.join(base, version, 'bin');
-}
-
 export async function startReplicaPair(): Promise<ReplicaPair> {
-  const bin = binDir();
-  const asRoot = process.getuid?.() === 0;
-  const run = (tool: string, args: string[]) =>
-    execFileSync(
-      asRoot ? 'runuser' : path.join(bin, tool),
-      asRoot ? ['-u', 'postgres', '--', path.join(bin, tool), ...args] : args,
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        cwd: os.tmpdir(),
-      },
-    );
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-replica-'));
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    chownSync(dir, uid, gid);
-  }
+  const dir = serverDirectory('forecourt-replica-');
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const primary = path.join(dir, 'primary');
   const replica = path.join(dir, 'replica');
-  const options = (port: number) =>
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=32MB`;
   const started: string[] = [];
   const stop = () => {
     for (const data of started.reverse()) {
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+        pgTool('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
       } catch {
         // already down
       }
@@ -58,20 +31,10 @@ export async function startReplicaPair(): Promise<ReplicaPair> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    // The bootstrap superuser is named like the machine's (root): the same URLs work.
-    run('initdb', ['-D', primary, '-U', 'root', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-    run('pg_ctl', [
-      '-D',
-      primary,
-      '-o',
-      options(primaryPort),
-      '-l',
-      path.join(dir, 'primary.log'),
-      '-w',
-      'start',
-    ]);
+    initCluster(primary);
+    pgTool('pg_ctl', startArgs(primary, primaryPort, dir, 'primary'));
     started.push(primary);
-    run('pg_basebackup', [
+    pgTool('pg_basebackup', [
       '-h',
       '127.0.0.1',
       '-p',
@@ -84,16 +47,7 @@ export async function startReplicaPair(): Promise<ReplicaPair> {
       '-X',
       'stream',
     ]);
-    run('pg_ctl', [
-      '-D',
-      replica,
-      '-o',
-      options(replicaPort),
-      '-l',
-      path.join(dir, 'replica.log'),
-      '-w',
-      'start',
-    ]);
+    pgTool('pg_ctl', startArgs(replica, replicaPort, dir, 'replica'));
     started.push(replica);
   } catch (error) {
     stop();

@@ -12,8 +12,6 @@ import { dateTimeParam, textParam, uuidParam } from '../../schemas/query.js';
 import {
   operatorRecordPageSchema,
   operatorRecordSchema,
-  recordMeta,
-  recordPagination,
   requestRecordQuery,
   usageSchema,
 } from '../../schemas/requests.js';
