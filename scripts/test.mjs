@@ -111,7 +111,8 @@ if (!process.env.TMPDIR && existsSync(SHM)) {
   try {
     accessSync(SHM, constants.W_OK);
     runTmp = mkdtempSync(path.join(SHM, 'forecourt-test-run-'));
-    // As /tmp is: test/replica.test.ts runs PostgreSQL's initdb as the postgres user in here.
+    // As /tmp is: the PostgreSQL servers of tests' own (test/helpers/own-postgres.ts) run initdb
+    // as the postgres user in here.
     chmodSync(runTmp, 0o1777);
     // tsx keeps what it compiled in <temp>/tsx-<uid>: the one of the usual temp directory, kept
     // between runs, rather than a cold one per run.

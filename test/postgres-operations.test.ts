@@ -80,7 +80,12 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
     // A server of the test's own to stop: the machine's is shared with the files running meanwhile.
     const server = await startOwnServer();
     try {
-      const { app, secret } = await appWith({ DATABASE_URL: server.url('postgres') });
+      // Directly: not the machine's pooler and direct URL that a pooler pass sets for every boot.
+      const { app, secret } = await appWith({
+        DATABASE_URL: server.url('postgres'),
+        DATABASE_DIRECT_URL: '',
+        DATABASE_POOL_MODE: 'session',
+      });
       try {
         assert.equal((await app.call('GET', '/api/external/v1/listings', { secret })).status, 200);
         server.stop('fast');

@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from './free-port.js';
-import { initCluster, pgTool, serverDirectory, startArgs } from './own-postgres.js';
+import { initCluster, pgCtl, pgTool, reservePort, serverDirectory, startArgs } from './own-postgres.js';
 
 /**
  * A real streaming replica for tests: a primary of the test's own (initdb in a temporary
@@ -16,12 +15,13 @@ export interface ReplicaPair {
 
 export async function startReplicaPair(): Promise<ReplicaPair> {
   const dir = serverDirectory('forecourt-replica-');
-  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const ports = [await reservePort(), await reservePort()];
+  const [primaryPort, replicaPort] = ports.map((p) => p.port) as [number, number];
   const primary = path.join(dir, 'primary');
   const replica = path.join(dir, 'replica');
   const started: string[] = [];
   const stop = () => {
-    for (const data of started.reverse()) {
+    for (const data of [...started].reverse()) {
       try {
         pgTool('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
       } catch {
@@ -29,10 +29,11 @@ export async function startReplicaPair(): Promise<ReplicaPair> {
       }
     }
     rmSync(dir, { recursive: true, force: true });
+    for (const p of ports) p.release();
   };
   try {
     initCluster(primary);
-    pgTool('pg_ctl', startArgs(primary, primaryPort, dir, 'primary'));
+    pgCtl(startArgs(primary, primaryPort, dir, 'primary'), path.join(dir, 'primary.log'));
     started.push(primary);
     pgTool('pg_basebackup', [
       '-h',
@@ -47,12 +48,13 @@ export async function startReplicaPair(): Promise<ReplicaPair> {
       '-X',
       'stream',
     ]);
-    pgTool('pg_ctl', startArgs(replica, replicaPort, dir, 'replica'));
+    pgCtl(startArgs(replica, replicaPort, dir, 'replica'), path.join(dir, 'replica.log'));
     started.push(replica);
   } catch (error) {
-    stop();
     const e = error as { stderr?: Buffer };
-    throw new Error(`could not start a primary and its replica: ${e.stderr?.toString() ?? error}`);
+    const message = `could not start a primary and its replica: ${e.stderr?.toString() ?? error}`;
+    stop();
+    throw new Error(message);
   }
   return {
     primaryUrl: (database) => `postgres://root@127.0.0.1:${primaryPort}/${database}`,
