@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
+import { openDb } from '../src/store/open.js';
 import { bootApp, createPartner, createTree, listingBody, type TestApp, unique } from './helpers/app.js';
 import { startOwnServer } from './helpers/own-postgres.js';
 import { freshDatabase, lockTable, run, skipWithoutPostgres, waitForLockWaiter } from './helpers/postgres.js';
@@ -125,6 +127,66 @@ describe('PostgreSQL: timeouts, outage, shutdown, several instances', { skip: sk
       }
     } finally {
       server.remove();
+    }
+  });
+
+  test('a new connection terminated as it becomes ready fails one statement, not the process', async () => {
+    // A relay in front of the server that holds what the server sends the first connection and
+    // passes it on in one write once the server has closed it: the connection's ReadyForQuery and
+    // the FATAL of pg_terminate_backend then reach node-postgres in one read. (In CI's crash test
+    // the same coincidence, under load, ended the service: an 'error' nobody listened to.)
+    const target = new URL(database.url);
+    let first = true;
+    const relay = net.createServer((client) => {
+      const server = net.connect(Number(target.port || 5432), target.hostname);
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+      client.pipe(server);
+      if (!first) return void server.pipe(client);
+      first = false;
+      const held: Buffer[] = [];
+      server.on('data', (chunk: Buffer) => held.push(chunk));
+      server.on('close', () => client.end(Buffer.concat(held)));
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const relayed = new URL(database.url);
+    relayed.host = `127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
+    const db = await openDb({
+      databaseUrl: relayed.toString(),
+      dataDir: '',
+      statementTimeoutMs: 5_000,
+      connectTimeoutMs: 5_000,
+      poolSize: 1,
+    });
+    try {
+      // Settled as soon as it fails, which may be before the termination below is confirmed.
+      const statement = db.query('T', 'SELECT 1 AS n').then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      // The server has answered the connection's start (it is idle, held by the relay): end it.
+      let terminated = 0;
+      for (let i = 0; i < 100 && terminated === 0; i++) {
+        const { rows } = await run(
+          database.url,
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'forecourt' AND state = 'idle'`,
+        );
+        terminated = rows[0].n;
+        if (terminated === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(terminated, 1, 'the held connection was found and terminated');
+      const failure = await statement;
+      assert.ok(failure, 'the statement on the terminated connection fails');
+      assert.match(failure.message, /connection/, 'and says that the connection failed');
+      assert.deepEqual(
+        await db.query('T', 'SELECT 1 AS n'),
+        [{ n: 1 }],
+        'the next one gets a new connection',
+      );
+    } finally {
+      await db.close();
+      await new Promise((resolve) => relay.close(resolve));
     }
   });
 

@@ -34,6 +34,16 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
   });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
+  // And neither may a client we hold. Each has an error listener of ours from its first connection
+  // to its end: the pool removes its own when it hands a client out, and a listener added when
+  // checkout() resumes came too late for an error read in the same chunk as a new connection's
+  // ReadyForQuery (pg_terminate_backend right after connecting: an 'error' nobody listened to
+  // ended the process; seen in CI's crash test, replayed in test/postgres-operations.test.ts).
+  // The statement in flight fails by itself; the listener only notes that the connection is gone.
+  const lost = new WeakSet<pg.PoolClient>();
+  pool.on('connect', (client) => {
+    client.on('error', () => lost.add(client));
+  });
   /** Session mode: the connections whose session settings are made. */
   const settled = new WeakSet<pg.PoolClient>();
 
@@ -48,18 +58,9 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
       client,
       broken: false,
       release() {
-        client.off('error', onError);
-        client.release(held.broken);
+        client.release(held.broken || lost.has(client));
       },
     };
-    // A checked-out client has no error listener of the pool's. When the server goes away while
-    // we hold it (crash, restart, pg_terminate_backend), node-postgres emits 'error' on it, and
-    // an 'error' event nobody listens to ends the process (found by test/crash-consistency.test.ts).
-    // The statement in flight fails by itself; we only note that the connection is gone.
-    const onError = () => {
-      held.broken = true;
-    };
-    client.on('error', onError);
     if (mode === 'session' && !settled.has(client)) {
       // One round trip per connection, not per statement.
       try {
