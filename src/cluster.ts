@@ -22,9 +22,14 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: { type?: string; id?: number }) => {
     if (message?.type !== METRICS_REQUEST) return;
+    // The asking worker may have exited meanwhile: a send to it would emit an 'error' nobody
+    // hears and end the primary (and with it every worker). Its request is gone with it.
+    const answer = (body: { text: string } | { error: string }) => {
+      if (worker.isConnected()) worker.send({ type: METRICS_ANSWER, id: message.id, ...body }, () => {});
+    };
     aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: METRICS_ANSWER, id: message.id, text }),
-      (error: unknown) => worker.send({ type: METRICS_ANSWER, id: message.id, error: String(error) }),
+      (text) => answer({ text }),
+      (error: unknown) => answer({ error: String(error) }),
     );
   });
 

@@ -52,7 +52,10 @@ export async function replay(
 ): Promise<Measured> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, ...CONNECTION_OPTIONS });
   // The service's session settings (plan_cache_mode above all), queued before the first statement.
+  // Errors of a lost connection fail their statement; heard here, they do not end the run.
+  pool.on('error', () => {});
   pool.on('connect', (client) => {
+    client.on('error', () => {});
     client.query(sessionSettings(10_000)).catch(() => {});
   });
   // As the service's pg adapter sends them: the same prepared and unnamed statements.

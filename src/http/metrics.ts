@@ -26,7 +26,14 @@ export function metricsText(registry: Registry): Promise<string> {
       else resolve(message.text ?? '');
     };
     process.on('message', onAnswer);
-    process.send!({ type: METRICS_REQUEST, id });
+    // With a callback, a primary already gone fails this request rather than emitting an 'error'
+    // nobody hears (which would end the worker instead of letting it drain).
+    process.send!({ type: METRICS_REQUEST, id }, undefined, {}, (error) => {
+      if (!error) return;
+      clearTimeout(timer);
+      process.off('message', onAnswer);
+      reject(new Error(`the primary process is gone (${error.message})`));
+    });
   });
 }
 

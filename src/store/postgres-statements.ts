@@ -155,10 +155,10 @@ export function boundedStatement(
   });
 }
 
-/** A client checked out of the pool, watched for a connection lost while we hold it. */
+/** A client checked out of the pool (a connection it lost is noted by the pool's listener: postgres.ts). */
 export interface Held {
   client: pg.PoolClient;
-  /** The connection failed or could not even roll back: drop it rather than reuse it. */
+  /** Its session settings failed or it could not even roll back: drop it rather than reuse it. */
   broken: boolean;
   release(): void;
 }
