@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config.js';
-import { createLogger, start } from '../src/runtime.js';
+import { createLogger } from '../src/log.js';
+import { start } from '../src/runtime.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-openapi-'));
 const config = parseConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });

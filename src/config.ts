@@ -74,6 +74,9 @@ const schema = z.object({
   ),
   REDIS_TIMEOUT_MS: int(10, 10_000).default(250),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Log lines held while stdout is not taking them; beyond it new lines are dropped and counted
+  // (src/log.ts), never waited for.
+  LOG_BUFFER_BYTES: int(65_536, 1_073_741_824).default(16_777_216),
   // Limits. The defaults of Node, Fastify and PostgreSQL leave several of these unbounded.
   STATEMENT_TIMEOUT_MS: int(100, 600_000).default(10_000),
   DB_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),

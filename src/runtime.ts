@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type App, buildApp, httpsRequired } from './app.js';
 import { compose, type UseCases } from './compose.js';
 import type { Config } from './config.js';
@@ -14,25 +14,6 @@ import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { openConfiguredDb, openDb } from './store/open.js';
 import { ensureCursorKey } from './store/service-info.js';
-
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: NodeJS.WritableStream): Logger {
-  const options = {
-    level: config.LOG_LEVEL,
-    // Secrets must never reach a log line, whatever a future log call passes in.
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.secret', 'secret'],
-      censor: '[redacted]',
-    },
-  };
-  if (destination) return pino(options, destination as pino.DestinationStream);
-  // Readable lines for a person at a terminal; JSON for everything else (log collectors).
-  if (process.stdout.isTTY)
-    return pino({
-      ...options,
-      transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } },
-    });
-  return pino(options);
-}
 
 /** ADMIN_TOKEN, or one generated on first start into the data directory (mode 0600). */
 export function resolveAdminToken(config: Config, logger: Logger): string {

@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { joinCluster, runPrimary } from './cluster.js';
 import { parseConfig } from './config.js';
-import { createLogger, start } from './runtime.js';
+import { createLogger } from './log.js';
+import { start } from './runtime.js';
 
 /**
  * `forecourt serve`: start from the environment, stop cleanly on SIGTERM/SIGINT. A second

@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import { Agent } from 'undici';
 import { type AdminGroup, runAdminCommand } from '../src/cli/admin-commands.js';
 import { parseConfig } from '../src/config.js';
-import { createLogger, type Running, start } from '../src/runtime.js';
+import { createLogger } from '../src/log.js';
+import { type Running, start } from '../src/runtime.js';
 import { httpsCall } from './helpers/https-call.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 

@@ -88,3 +88,69 @@ test('one JSON line per request with request id, partner, route, status and dura
     await service.stop();
   }
 });
+
+test('a stdout nobody reads neither stalls the service nor its shutdown: lines beyond LOG_BUFFER_BYTES are dropped, counted and reported', async (t) => {
+  const service = await spawnService({
+    ADMIN_TOKEN,
+    LOG_BUFFER_BYTES: '65536',
+    SHUTDOWN_TIMEOUT_MS: '3000',
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  });
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  // Every call must be answered in time: before the fix, the first full pipe froze the process.
+  const call = (path: string) =>
+    service.call('GET', path, { headers: admin, signal: AbortSignal.timeout(10_000) });
+  const droppedSoFar = async () => {
+    const metrics = await call('/api/admin/v1/metrics');
+    assert.equal(metrics.status, 200);
+    const match = /^forecourt_log_lines_dropped_total (\d+)$/m.exec(metrics.text);
+    assert.ok(match, 'the metric forecourt_log_lines_dropped_total');
+    return Number(match[1]);
+  };
+  // Requests (one log line each) until the process has dropped more than `above` lines.
+  const fillUntilDropping = async (above: number) => {
+    for (let round = 0; round < 200; round++) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => call('/api/admin/v1/partners')));
+      assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
+      const dropped = await droppedSoFar();
+      if (dropped > above) return dropped;
+    }
+    assert.fail('10,000 requests with stdout unread and no line dropped');
+  };
+  try {
+    assert.equal(await droppedSoFar(), 0);
+    service.child.stdout!.pause();
+    const dropped = await fillUntilDropping(0);
+
+    // Read again: the lines held in the buffer arrive, and one line says how many were dropped.
+    service.child.stdout!.resume();
+    assert.equal((await call('/api/admin/v1/partners')).status, 200);
+    const reportOf = () => service.logs.find((l) => typeof l.droppedLines === 'number');
+    await eventually(
+      () => reportOf() !== undefined,
+      () => `no line reports the dropped lines; last: ${JSON.stringify(service.logs.at(-1))}`,
+    );
+    const report = reportOf()!;
+    assert.equal(report.level, 40, 'a warning');
+    assert.match(String(report.msg), /log lines? (was|were) dropped while stdout was not taking them/);
+    assert.ok(
+      Number(report.droppedLines) >= dropped,
+      `${report.droppedLines} reported, ${dropped} counted before`,
+    );
+    assert.equal(report.droppedTotal, report.droppedLines);
+
+    // Unread again, and SIGTERM: the process ends in time, as if stdout were read.
+    service.child.stdout!.pause();
+    await fillUntilDropping(await droppedSoFar());
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    const code = await Promise.race([
+      service.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running 15 s after SIGTERM'), 15_000).unref()),
+    ]);
+    assert.equal(code, 0);
+    t.diagnostic(`exited ${Date.now() - signalled} ms after SIGTERM with stdout unread (timeout 3000 ms)`);
+  } finally {
+    await service.stop();
+  }
+});

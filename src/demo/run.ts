@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseConfig } from '../config.js';
-import { createLogger, start } from '../runtime.js';
+import { createLogger } from '../log.js';
+import { start } from '../runtime.js';
 import { type DemoSecrets, seedDemo } from './seed.js';
 
 /** Where the demo keeps the secrets it printed, so that a restart can print the same ones again. */

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { droppedLogLines } from '../log.js';
 import type { PoolStats } from '../store/db.js';
 
 export const METRICS_REQUEST = 'forecourt:metrics-request';
@@ -131,6 +132,16 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
       help: 'Bulk-upsert items by outcome (created, updated, unchanged, failed); dry runs excluded',
       labelNames: ['outcome'] as const,
       registers: [registry],
+    }),
+    logLinesDropped: new Counter({
+      name: 'forecourt_log_lines_dropped_total',
+      help: 'Log lines this process dropped because stdout was not taking them and LOG_BUFFER_BYTES was full',
+      registers: [registry],
+      collect() {
+        // The count lives with the process's one stdout (src/log.ts), not with this registry.
+        this.reset();
+        this.inc(droppedLogLines());
+      },
     }),
     pool: new Gauge({
       name: 'forecourt_db_pool_connections',

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { type Config, parseConfig } from '../../src/config.js';
-import { createLogger, type Running, start } from '../../src/runtime.js';
+import { createLogger } from '../../src/log.js';
+import { type Running, start } from '../../src/runtime.js';
 import { keptAliveClient } from './https-call.js';
 import { embedded, seedEmbeddedDb } from './pglite-template.js';
 

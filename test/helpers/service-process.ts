@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { Agent } from 'undici';
 import type { Reply } from './app.js';
-import { httpsCall } from './https-call.js';
+import { type HttpsCallOptions, httpsCall } from './https-call.js';
 import { seedEmbeddedDb } from './pglite-template.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/forecourt.js');
@@ -113,11 +113,7 @@ export interface ServiceProcess {
   /** Resolves with the exit code (or the signal's name) once the process has ended. */
   exited: Promise<number | string>;
   /** Calls the process over HTTPS, trusting its generated certificate; JSON body when given. */
-  call(
-    method: string,
-    path: string,
-    options?: { headers?: Record<string, string>; body?: unknown },
-  ): Promise<Reply>;
+  call(method: string, path: string, options?: HttpsCallOptions): Promise<Reply>;
   /** Kills the process and removes its data directory. */
   stop(): Promise<void>;
 }
