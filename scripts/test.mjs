@@ -24,6 +24,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { buildTestTree } from './test-tree.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -159,6 +160,17 @@ const inTree = (file) =>
   path.join(TREE, path.relative(ROOT, path.resolve(ROOT, file)).replace(/\.ts$/, '.js'));
 // Options for node's test runner among the arguments (`--test-name-pattern=…`) go before the files.
 const isOption = (arg) => arg.startsWith('-');
+
+// Every process of the run (test files, and the services and commands they start, which pass
+// NODE_OPTIONS on: test/helpers/base-env.ts) compiles WebAssembly with V8's baseline compiler only
+// (test/helpers/wasm-baseline.ts says why); FORECOURT_TEST_WASM_TIERS=all keeps V8's default.
+if (process.env.FORECOURT_TEST_WASM_TIERS !== 'all')
+  process.env.NODE_OPTIONS = [
+    process.env.NODE_OPTIONS,
+    `--import=${pathToFileURL(inTree('test/helpers/wasm-baseline.ts'))}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
 
 // On PostgreSQL, each file's process gets a database of its own (test/helpers/isolated-database.ts).
 const isolate = process.env.DATABASE_URL ? ['--import', inTree('test/helpers/isolated-database.ts')] : [];

@@ -7,6 +7,7 @@ import { hashSecret } from '../src/domain/secrets.js';
 import { auditStore } from '../src/store/audit.js';
 import { dealerStore } from '../src/store/dealers.js';
 import { bootApp, createTree, type TestApp, unique } from './helpers/app.js';
+import { baseEnv } from './helpers/base-env.js';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/forecourt.js');
 
@@ -371,7 +372,7 @@ describe('audit log', () => {
     // As an operator runs it: the command itself, finding token and certificate in DATA_DIR.
     const forecourt = (...args: string[]) =>
       promisify(execFile)(process.execPath, [BIN, 'audit-log', ...args, '--url', app.url], {
-        env: { PATH: process.env.PATH, DATA_DIR: app.dataDir },
+        env: { ...baseEnv(), DATA_DIR: app.dataDir },
       });
     const json = JSON.parse((await forecourt('--partner', id, '--json')).stdout) as any[];
     assert.deepEqual(

@@ -11,6 +11,7 @@ import { type AdminGroup, runAdminCommand } from '../src/cli/admin-commands.js';
 import { parseConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { type Running, start } from '../src/runtime.js';
+import { baseEnv } from './helpers/base-env.js';
 import { httpsCall } from './helpers/https-call.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 
@@ -284,7 +285,7 @@ test('serve, demo and migrate --help print help and start nothing; an argument t
   try {
     const forecourt = (...args: string[]) =>
       spawnSync(process.execPath, [bin, ...args], {
-        env: { PATH: process.env.PATH, DATA_DIR: empty, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+        env: { ...baseEnv(), DATA_DIR: empty, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
         encoding: 'utf8',
         // Issue 29: `forecourt demo --help` started the demo, which runs until stopped.
         timeout: 20_000,

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { baseEnv } from './helpers/base-env.js';
 
 /**
  * docs/client.md is made of examples/client-tour.ts: every ```ts block of the page must be in the
@@ -22,7 +23,7 @@ const env: Record<string, string> = {};
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-client-docs-'));
   demo = spawn(process.execPath, [path.join(ROOT, 'bin/forecourt.js'), 'demo'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...baseEnv(), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -52,7 +53,7 @@ test('examples/client-tour.ts runs as printed against the demo, and again', asyn
   const tour = async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', TOUR], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ...env, CURSOR_FILE: path.join(dataDir, 'cursor.txt') },
+      env: { ...baseEnv(), ...env, CURSOR_FILE: path.join(dataDir, 'cursor.txt') },
     });
     return stdout;
   };

@@ -17,6 +17,7 @@ import {
   type Tree,
   unique,
 } from './helpers/app.js';
+import { baseEnv } from './helpers/base-env.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 
 /**
@@ -59,7 +60,7 @@ function runImport(
       options.secret,
       ...(options.ca === false ? [] : ['--ca', caFile]),
     ],
-    { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';
   let stderr = '';

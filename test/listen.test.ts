@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { bootApp, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
+import { baseEnv } from './helpers/base-env.js';
 import { bulkUpsert, putOk } from './helpers/listings-api.js';
 import { sleep, writer } from './helpers/write-fixtures.js';
 
@@ -101,7 +102,7 @@ test('changes reach the local receiver as signed webhooks: in order, at most 100
       '--interval-ms',
       '100',
     ],
-    { env: { PATH: process.env.PATH, FORECOURT_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...baseEnv(), FORECOURT_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   listener.stdout!.on('data', (c: Buffer) => {
     output += c.toString();
@@ -173,7 +174,7 @@ test('--from start delivers every listing in scope first, then goes on', async (
     [BIN, 'listen', '--forward-to', receiverUrl, '--from', 'start', '--interval-ms', '100'],
     {
       env: {
-        PATH: process.env.PATH,
+        ...baseEnv(),
         FORECOURT_URL: app.url,
         FORECOURT_SECRET: secret,
         FORECOURT_CA: path.join(app.dataDir, 'tls', 'localhost-cert.pem'),
@@ -201,7 +202,7 @@ test('--from start delivers every listing in scope first, then goes on', async (
 
 test('listen refuses bad options with exit code 2 and its usage', async () => {
   const run = spawn(process.execPath, [BIN, 'listen', '--url', 'https://x.example', '--secret', 'fc_x'], {
-    env: { PATH: process.env.PATH },
+    env: baseEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { baseEnv } from './helpers/base-env.js';
 
 /**
  * docs/partner-guide.md promises that every shell example runs as printed against `npm run demo`.
@@ -36,7 +37,7 @@ describe('docs/partner-guide.md against the demo', () => {
   /** Starts `forecourt demo` on the data directory; resolves with its banner once it is up. */
   async function startDemo(): Promise<string> {
     demo = spawn(process.execPath, [BIN, 'demo'], {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: { ...baseEnv(), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -97,7 +98,7 @@ describe('docs/partner-guide.md against the demo', () => {
     for (const [i, block] of blocks.entries()) {
       const run = spawnSync('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', block], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH, HOME: os.tmpdir(), ...env },
+        env: { ...baseEnv(), HOME: os.tmpdir(), ...env },
         encoding: 'utf8',
         timeout: 60_000,
       });

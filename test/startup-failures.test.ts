@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { baseEnv } from './helpers/base-env.js';
 
 /**
  * Issue 16: every start-up failure is one clear line naming what to fix, and a non-zero exit; a
@@ -15,7 +16,7 @@ const BIN = path.resolve(import.meta.dirname, '../bin/forecourt.js');
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'error', ...env },
+      env: { ...baseEnv(), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'error', ...env },
       cwd: os.tmpdir(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { generateWebhookSecret, webhookHeaders } from '../src/domain/webhooks/signing.js';
+import { baseEnv } from './helpers/base-env.js';
 
 /**
  * docs/webhooks.md shows how to verify a delivery in a shell with openssl: the block is run here,
@@ -23,7 +24,7 @@ function runBlock(env: Record<string, string>, body: string) {
   writeFileSync(path.join(dir, 'body.json'), body);
   return spawnSync('bash', ['-euo', 'pipefail', '-c', block!], {
     cwd: dir,
-    env: { PATH: process.env.PATH, ...env },
+    env: { ...baseEnv(), ...env },
     encoding: 'utf8',
   });
 }

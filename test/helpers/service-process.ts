@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { Agent } from 'undici';
 import type { Reply } from './app.js';
+import { baseEnv } from './base-env.js';
 import { type HttpsCallOptions, httpsCall } from './https-call.js';
 import { seedEmbeddedDb } from './pglite-template.js';
 
@@ -39,7 +40,7 @@ export async function startServe(
   if (!env.DATABASE_URL && !existsSync(path.join(dataDir, 'pglite'))) await seedEmbeddedDb(dataDir);
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: {
-      PATH: process.env.PATH,
+      ...baseEnv(),
       DATA_DIR: dataDir,
       PORT: '0',
       HOST: '127.0.0.1',
