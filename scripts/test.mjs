@@ -161,16 +161,16 @@ const inTree = (file) =>
 // Options for node's test runner among the arguments (`--test-name-pattern=…`) go before the files.
 const isOption = (arg) => arg.startsWith('-');
 
-// Every process of the run (test files, and the services and commands they start, which pass
-// NODE_OPTIONS on: test/helpers/base-env.ts) compiles WebAssembly with V8's baseline compiler only
-// (test/helpers/wasm-baseline.ts says why); FORECOURT_TEST_WASM_TIERS=all keeps V8's default.
-if (process.env.FORECOURT_TEST_WASM_TIERS !== 'all')
-  process.env.NODE_OPTIONS = [
-    process.env.NODE_OPTIONS,
-    `--import=${pathToFileURL(inTree('test/helpers/wasm-baseline.ts'))}`,
-  ]
+// Every process of the run (test files, and the services and commands they start, which are given
+// FORECOURT_TEST_NODE_OPTIONS as their NODE_OPTIONS: test/helpers/base-env.ts) compiles WebAssembly
+// with V8's baseline compiler only (test/helpers/wasm-baseline.ts says why);
+// FORECOURT_TEST_WASM_TIERS=all keeps V8's default.
+if (process.env.FORECOURT_TEST_WASM_TIERS !== 'all') {
+  process.env.FORECOURT_TEST_NODE_OPTIONS = `--import=${pathToFileURL(inTree('test/helpers/wasm-baseline.ts'))}`;
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, process.env.FORECOURT_TEST_NODE_OPTIONS]
     .filter(Boolean)
     .join(' ');
+}
 
 // On PostgreSQL, each file's process gets a database of its own (test/helpers/isolated-database.ts).
 const isolate = process.env.DATABASE_URL ? ['--import', inTree('test/helpers/isolated-database.ts')] : [];

@@ -120,11 +120,11 @@ test('a stdout nobody reads neither stalls the service nor its shutdown: lines b
   try {
     assert.equal(await droppedSoFar(), 0);
     service.child.stdout!.pause();
+    const linesBefore = service.logs.length;
     const dropped = await fillUntilDropping(0);
 
     // Read again: the lines held in the buffer arrive, and one line says how many were dropped.
     service.child.stdout!.resume();
-    assert.equal((await call('/api/admin/v1/partners')).status, 200);
     const reportOf = () => service.logs.find((l) => typeof l.droppedLines === 'number');
     await eventually(
       () => reportOf() !== undefined,
@@ -138,6 +138,9 @@ test('a stdout nobody reads neither stalls the service nor its shutdown: lines b
       `${report.droppedLines} reported, ${dropped} counted before`,
     );
     assert.equal(report.droppedTotal, report.droppedLines);
+    // What the buffer held (64 KiB of request lines) arrived before the report.
+    const heldLines = service.logs.indexOf(report) - linesBefore;
+    assert.ok(heldLines > 100, `${heldLines} lines arrived from the buffer`);
 
     // Unread again, and SIGTERM: the process ends in time, as if stdout were read.
     service.child.stdout!.pause();
@@ -150,6 +153,44 @@ test('a stdout nobody reads neither stalls the service nor its shutdown: lines b
     ]);
     assert.equal(code, 0);
     t.diagnostic(`exited ${Date.now() - signalled} ms after SIGTERM with stdout unread (timeout 3000 ms)`);
+  } finally {
+    await service.stop();
+  }
+});
+
+test('a stop while the reader is behind: every held line is written before the process ends, the last one included', async () => {
+  const service = await spawnService({
+    ADMIN_TOKEN,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  });
+  try {
+    service.child.stdout!.pause();
+    // More request lines than the pipe holds (about 200 kB): the rest wait in the service.
+    const ids: unknown[] = [];
+    for (let round = 0; round < 40; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          service.call('GET', '/api/admin/v1/partners', {
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            signal: AbortSignal.timeout(10_000),
+          }),
+        ),
+      );
+      for (const answer of answers) ids.push(answer.headers['x-request-id']);
+    }
+    service.child.kill('SIGTERM');
+    // The reader comes back while the process is already exiting.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    service.child.stdout!.resume();
+    assert.equal(await service.exited, 0);
+    // The last chunk read may come after the exit: the stream's end is what says it is all here.
+    if (!service.child.stdout!.readableEnded)
+      await new Promise((resolve) => service.child.stdout!.once('end', resolve));
+    const logged = new Set(service.logs.filter((l) => l.msg === 'request').map((l) => l.reqId));
+    const missing = ids.filter((id) => !logged.has(id));
+    assert.deepEqual(missing.length, 0, `${missing.length} of ${ids.length} request lines missing`);
+    assert.equal(service.logs.at(-1)?.msg, 'stopped', 'the last line is the last one written');
+    assert.equal(service.logs.filter((l) => l.droppedLines !== undefined).length, 0, 'nothing was dropped');
   } finally {
     await service.stop();
   }

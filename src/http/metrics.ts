@@ -135,7 +135,7 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
     }),
     logLinesDropped: new Counter({
       name: 'forecourt_log_lines_dropped_total',
-      help: 'Log lines this process dropped because stdout was not taking them and LOG_BUFFER_BYTES was full',
+      help: 'Log lines dropped because stdout was not taking them and LOG_BUFFER_BYTES was full, or stdout had failed (with WORKERS=N: summed over the workers)',
       registers: [registry],
       collect() {
         // The count lives with the process's one stdout (src/log.ts), not with this registry.
