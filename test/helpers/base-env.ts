@@ -7,6 +7,8 @@
 export function baseEnv(): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
-    ...(process.env.FORECOURT_TEST_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FORECOURT_TEST_NODE_OPTIONS } : {}),
+    ...(process.env.FORECOURT_TEST_NODE_OPTIONS
+      ? { NODE_OPTIONS: process.env.FORECOURT_TEST_NODE_OPTIONS }
+      : {}),
   };
 }
