@@ -2,19 +2,23 @@ import { writeSync } from 'node:fs';
 
 /** A full pipe is tried again after this long; the lines wait in memory meanwhile. */
 const RETRY_MS = 100;
-/** Lines are written in chunks of about this many bytes (one system call each). */
-const CHUNK_BYTES = 64 * 1024;
+/**
+ * Lines are written in chunks of whole lines of at most this many bytes (one system call each; a
+ * longer line alone): a pipe takes a write of up to PIPE_BUF (4,096 bytes on Linux) whole or not
+ * at all, so the processes of WORKERS=N, which share one stdout, never cut each other's lines.
+ */
+const CHUNK_BYTES = 4096;
 /**
  * At exit the lines still held are written while stdout keeps taking them: given up once it has
  * taken nothing for EXIT_STALL_MS, and after EXIT_FLUSH_MAX_MS in all.
  */
 const EXIT_STALL_MS = 1_000;
-const EXIT_FLUSH_MAX_MS = 5_000;
+const EXIT_FLUSH_MAX_MS = 2_000;
 
 export interface HeldLinesEvents {
   /** A line was not kept: the buffer was full, or the file descriptor had failed. */
   dropped(): void;
-  /** Everything held was written after a time stdout took nothing. */
+  /** Everything held has been written. */
   caughtUp(): void;
 }
 
@@ -43,7 +47,6 @@ export class HeldLines {
   #bytes = 0;
   #scheduled = false;
   #retry: NodeJS.Timeout | undefined;
-  #stalled = false;
   #failed = false;
 
   constructor(fd: number, maxBytes: number, events: HeldLinesEvents) {
@@ -92,13 +95,11 @@ export class HeldLines {
   #drain(): void {
     const outcome = this.#writeSome();
     if (outcome === 'full') {
-      this.#stalled = true;
       this.#retry = setTimeout(() => {
         this.#retry = undefined;
         this.#drain();
       }, RETRY_MS).unref();
-    } else if (outcome === 'done' && this.#stalled) {
-      this.#stalled = false;
+    } else if (outcome === 'done') {
       this.#events.caughtUp();
     }
   }

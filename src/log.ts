@@ -52,28 +52,46 @@ export function createLogger(
 function reportDrops(logger: Logger, count: number): void {
   logger.warn(
     { droppedLines: count, droppedTotal: dropped },
-    `${count} log line${count === 1 ? ' was' : 's were'} dropped while stdout was not taking them (LOG_BUFFER_BYTES was full)`,
+    `${count} log line${count === 1 ? ' was' : 's were'} dropped: stdout was not taking them and LOG_BUFFER_BYTES was full (or a line was longer than all of it)`,
   );
 }
 
+/**
+ * stdout's queue: one per process, whatever the number of loggers (tests boot several services in
+ * one process), with one exit listener; the first logger's LOG_BUFFER_BYTES sets its size.
+ */
+let stdoutQueue: { held: HeldLines; report?: (count: number) => void } | undefined;
+
 function boundedStdout(maxBytes: number, report: (count: number) => void): pino.DestinationStream {
+  if (stdoutQueue) {
+    stdoutQueue.report = report;
+    return stdoutQueue.held;
+  }
   let unreported = 0;
   let reportedAt = 0;
+  let later: NodeJS.Timeout | undefined;
+  const reportNow = () => {
+    later = undefined;
+    if (unreported === 0) return;
+    const count = unreported;
+    unreported = 0;
+    reportedAt = Date.now();
+    stdoutQueue?.report?.(count);
+  };
   const held = new HeldLines(1, maxBytes, {
     dropped() {
       dropped += 1;
       unreported += 1;
     },
-    // Said once stdout has taken everything held (at most every REPORT_EVERY_MS); the report is
-    // itself a line, written after this call has returned.
+    // Said once stdout has taken everything held, at most every REPORT_EVERY_MS (sooner, the
+    // report waits for its time); the report is itself a line, written after this call returns.
     caughtUp() {
-      if (unreported === 0 || Date.now() - reportedAt < REPORT_EVERY_MS) return;
-      const count = unreported;
-      unreported = 0;
-      reportedAt = Date.now();
-      setImmediate(() => report(count));
+      if (unreported === 0 || later) return;
+      const wait = Math.max(0, reportedAt + REPORT_EVERY_MS - Date.now());
+      later = setTimeout(reportNow, wait).unref();
     },
   });
+  stdoutQueue = { held, report };
   process.on('exit', () => held.flushAtExit());
   return held;
 }
