@@ -245,15 +245,29 @@ describe('the console in headless Chromium', () => {
     assert.ok(values.at(-1)! >= 6, `value scale: ${values.join(', ')}`);
     // Hover the bar of the last hour: its values.
     const readout = figure.locator('.readout');
+    const counts = (text: string) => {
+      const match = /^\d\d:\d\d–\d\d:\d\d: (\d+) requests?, (\d+) 4xx, (\d+) 5xx$/.exec(text);
+      assert.ok(match, `the readout: ${text}`);
+      return match.slice(1).map(Number);
+    };
     await hoverLastBucket(figure);
-    assert.match(await readout.innerText(), /^\d\d:\d\d–\d\d:\d\d: \d+ requests, [1-9]\d* 4xx, 0 5xx$/);
+    const hovered = await readout.innerText();
+    counts(hovered);
     // The keyboard: focus picks the last hour, ← the one before.
     await figure.locator('svg').focus();
     const last = await readout.innerText();
+    assert.equal(last, hovered);
     await page.keyboard.press('ArrowLeft');
     const before = await readout.innerText();
     assert.notEqual(before, last);
-    assert.match(before, /: 0 requests, 0 4xx, 0 5xx$/);
+    // The partner's 7 requests, 2 of them refused, are in the last hour; or, when an hour began
+    // between the first of them and this reading, in the last two.
+    const [inLast, inBefore] = [counts(last), counts(before)];
+    assert.deepEqual(
+      inLast.map((n, i) => n + inBefore[i]!),
+      [7, 2, 0],
+      `${last} / ${before}`,
+    );
     await accessible('partner chart focused');
 
     await go('#/', 'Overview');
