@@ -12,6 +12,8 @@ export interface LocationJson {
 }
 
 export const locationJsonProjection: Projection<LocationJson> = {
-  columns: `left(d.read_json, -1) AS json_head, ${isoTime('d.updated_at')} AS json_updated_at`,
-  read: (row) => ({ head: row.json_head as string, updatedAt: row.json_updated_at as string }),
+  // The closing brace is cut here, not by the database: left(read_json, -1) counts the characters
+  // of the whole text first, which was 2.1 of the 3.3 ms PGlite took for 533 locations.
+  columns: `d.read_json AS json_text, ${isoTime('d.updated_at')} AS json_updated_at`,
+  read: (row) => ({ head: (row.json_text as string).slice(0, -1), updatedAt: row.json_updated_at as string }),
 };

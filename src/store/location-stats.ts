@@ -39,38 +39,43 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
       // A past month's mean never changes: computed once per location, then read back.
       const monthEnd = month.start.getTime() + month.days * DAY_MS;
       const cacheable = now.getTime() > monthEnd + settleMs;
-      const [counts, kept] = await Promise.all([
+      // Each answer is one row whose JSON object holds a value per location, rather than a row per
+      // location: for 533 locations, PGlite took 4.0 ms to hand back the 533 rows of counts and
+      // 2.3 ms for the same counts as one JSON text (each row is a message of its own to decode).
+      const [[counts], [kept]] = await Promise.all([
         // The trigger-kept counters of migration 004, not a count of the listings.
-        tx.query<{ id: string; active: number; total: number }>(
+        tx.query<{ counts: string }>(
           'LocationListingCounts',
-          `SELECT dealer_profile_id AS id, coalesce(sum(n) FILTER (WHERE status = 'active'), 0)::bigint AS active,
-                  sum(n)::bigint AS total
-           FROM listing_counts WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY dealer_profile_id`,
+          `SELECT coalesce(json_object_agg(id, json_build_array(active, total)), '{}')::text AS counts
+           FROM (SELECT dealer_profile_id AS id, coalesce(sum(n) FILTER (WHERE status = 'active'), 0) AS active,
+                        sum(n) AS total
+                 FROM listing_counts WHERE dealer_profile_id = ANY($1::uuid[]) GROUP BY dealer_profile_id) c`,
           [ids],
         ),
         // When history began, and the kept means of that month (when it can have them): one
         // round trip, run beside the counts, not two one after the other.
-        // `covered` (history began by the month's start) rather than the start itself: the same
-        // value on each of up to 500 rows was parsed into a Date 500 times. The month's start is
-        // passed twice ($2 as the kept means' date key, $4 as an instant): a parameter has one
-        // type, and a date cast to timestamptz would move with the session's time zone.
-        tx.query<{ covered: boolean | null; id: string | null; avg: number | null }>(
+        // `covered` (history began by the month's start) rather than the start itself. The month's
+        // start is passed twice ($2 as the kept means' date key, $4 as an instant): a parameter has
+        // one type, and a date cast to timestamptz would move with the session's time zone.
+        tx.query<{ covered: boolean | null; means: string }>(
           'LocationMonthStats',
-          `SELECT s.history_started_at <= $4::timestamptz AS covered, m.id, m.avg
-           FROM service_info s
-           LEFT JOIN (SELECT dealer_profile_id AS id, avg_active AS avg FROM location_month_stats
-                      WHERE $3::boolean AND month = $2::date AND dealer_profile_id = ANY($1::uuid[])) m ON true`,
+          `SELECT s.history_started_at <= $4::timestamptz AS covered,
+                  coalesce((SELECT json_object_agg(dealer_profile_id, avg_active) FROM location_month_stats
+                            WHERE $3::boolean AND month = $2::date AND dealer_profile_id = ANY($1::uuid[])),
+                           '{}')::text AS means
+           FROM service_info s`,
           [ids, month.start, cacheable, month.start],
         ),
       ]);
-      for (const row of counts) {
-        const entry = stats.get(row.id)!;
-        entry.activeListings = row.active;
-        entry.totalListings = row.total;
+      for (const [id, [active, total]] of Object.entries(
+        JSON.parse(counts!.counts) as Record<string, [number, number]>,
+      )) {
+        const entry = stats.get(id)!;
+        entry.activeListings = active;
+        entry.totalListings = total;
       }
-      if (!kept[0]?.covered) return stats;
-      const cached = kept.filter((r): r is { covered: true; id: string; avg: number } => r.id !== null);
-      const byId = new Map(cached.map((r) => [r.id, r.avg]));
+      if (!kept?.covered) return stats;
+      const byId = new Map(Object.entries(JSON.parse(kept.means) as Record<string, number>));
       const missing = ids.filter((id) => !byId.has(id));
       if (missing.length) {
         const computed = await meanActive(tx, missing, month);
