@@ -26,7 +26,7 @@ import { openDb } from '../src/store/open.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
 import { load, summarize } from './lib/load.js';
-import { peerListPath, startPeer } from './lib/peer.js';
+import { peerListingFields, peerListPath, startPeer } from './lib/peer.js';
 import { startHttpLimitServer, startService } from './lib/processes.js';
 import type { Scenario } from './lib/report.js';
 import {
@@ -199,20 +199,43 @@ if (values.peer) {
     throw new Error('--peer needs --database-url and the list-global scenario');
   log('list-global: the peer, Platformatic DB');
   const peer = await startPeer(databaseUrl, path.join(service.dataDir, 'tls'));
+  const fields = await peerListingFields(databaseUrl);
   try {
     // A ratio only means something if both serve the same page: the same listings in the same
     // order, the same total.
-    const ours = JSON.parse(await get('/listings?pageSize=50&status=active', 'global'));
-    const res = await request(`${peer.url}${peerListPath(true)}`, { dispatcher: peer.dispatcher });
-    const theirs = (await res.body.json()) as { id: string }[];
+    const oursText = await get('/listings?pageSize=50&status=active', 'global');
+    const ours = JSON.parse(oursText);
+    const res = await request(`${peer.url}${peerListPath(true, fields)}`, { dispatcher: peer.dispatcher });
+    const theirsText = await res.body.text();
+    const theirs = JSON.parse(theirsText) as { id: string }[];
     const same =
       res.statusCode === 200 &&
       JSON.stringify(theirs.map((l) => l.id)) ===
         JSON.stringify(ours.data.map((l: { id: string }) => l.id)) &&
       Number(res.headers['x-total-count']) === ours.pagination.totalItems;
     if (!same) throw new Error(`the peer does not serve list-global's page (status ${res.statusCode})`);
+    // Where the bytes of the same page go, key by key (each `"key":value` as JSON.stringify
+    // writes it, which is how both answers are written: compact).
+    const byKey = (items: Record<string, unknown>[]) => {
+      const sums: Record<string, number> = {};
+      for (const item of items)
+        for (const [key, value] of Object.entries(item))
+          sums[key] =
+            (sums[key] ?? 0) + Buffer.byteLength(`${JSON.stringify(key)}:${JSON.stringify(value)},`);
+      return Object.fromEntries(Object.entries(sums).sort((a, b) => b[1] - a[1]));
+    };
+    listGlobal.pageBytes = {
+      ours: Buffer.byteLength(oursText),
+      peer: Buffer.byteLength(theirsText),
+      oursByKey: byKey(ours.data),
+      peerByKey: byKey(theirs as unknown as Record<string, unknown>[]),
+    };
     const page = async (withTotals: boolean) => {
-      const measured = await load({ url: `${peer.url}${peerListPath(withTotals)}`, connections, durationS });
+      const measured = await load({
+        url: `${peer.url}${peerListPath(withTotals, fields)}`,
+        connections,
+        durationS,
+      });
       if (measured.errors > 0) throw new Error(`the peer answered ${measured.errors} requests with errors`);
       return measured;
     };

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { type Proc, startProcess } from './processes.js';
 
 /**
@@ -48,8 +49,27 @@ export async function startPeer(databaseUrl: string, tlsDir: string): Promise<Pr
 
 /**
  * The page the list scenarios ask Forecourt for (50 active listings, oldest change first, ties by
- * id), in the peer's query language; with `totalCount=true` it also counts every match.
+ * id), in the peer's query language; with `totalCount=true` it also counts every match. `fields`
+ * names the listing's own columns: left to itself the peer also reads and sends Forecourt's read
+ * model (migration 011's `read_json` and `read_json_tail`, text Forecourt keeps to build its own
+ * answers), which made its page half as large again (92 of 188 kB), a page no bare REST layer over
+ * these tables would serve.
  */
-export function peerListPath(withTotals: boolean): string {
-  return `/listings?limit=50&where.status.eq=active&orderby.updatedAt=asc&orderby.id=asc${withTotals ? '&totalCount=true' : ''}`;
+export function peerListPath(withTotals: boolean, fields: readonly string[]): string {
+  return `/listings?limit=50&where.status.eq=active&orderby.updatedAt=asc&orderby.id=asc&fields=${fields.join(',')}${withTotals ? '&totalCount=true' : ''}`;
+}
+
+/** The listings table's columns as the peer names them (camelCase), the read model's left out. */
+export async function peerListingFields(databaseUrl: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns
+       WHERE table_name = 'listings' AND column_name NOT LIKE 'read\\_json%' ORDER BY ordinal_position`,
+    );
+    return rows.map((r) => r.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+  } finally {
+    await client.end();
+  }
 }

@@ -20,6 +20,13 @@ export interface Scenario {
   peer?: { withTotals: Measured; withoutTotals: Measured };
   /** requests/s ÷ the peer's without totals. */
   ratioToPeer?: number;
+  /** The same page's bytes from each, and per key of an item, summed over the page's items. */
+  pageBytes?: {
+    ours: number;
+    peer: number;
+    oursByKey: Record<string, number>;
+    peerByKey: Record<string, number>;
+  };
 }
 
 export interface Run {
