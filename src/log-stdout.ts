@@ -41,6 +41,8 @@ export class HeldLines {
   readonly #maxBytes: number;
   readonly #events: HeldLinesEvents;
   readonly #lines: string[] = [];
+  /** The byte length of each of #lines, measured once when it was written. */
+  readonly #sizes: number[] = [];
   /** The bytes of a chunk taken from #lines and not yet written whole. */
   #head: Buffer | undefined;
   /** Bytes held: #lines and #head together. */
@@ -63,6 +65,7 @@ export class HeldLines {
       return;
     }
     this.#lines.push(line);
+    this.#sizes.push(size);
     this.#bytes += size;
     // The lines of one turn of the event loop go out together, after it.
     if (this.#scheduled || this.#retry) return;
@@ -128,11 +131,12 @@ export class HeldLines {
     let count = 0;
     let size = 0;
     while (count < this.#lines.length) {
-      const next = Buffer.byteLength(this.#lines[count]!);
+      const next = this.#sizes[count]!;
       if (count > 0 && size + next > CHUNK_BYTES) break;
       size += next;
       count += 1;
     }
+    this.#sizes.splice(0, count);
     return Buffer.from(this.#lines.splice(0, count).join(''));
   }
 
@@ -142,6 +146,7 @@ export class HeldLines {
     let held = this.#lines.length;
     for (const byte of this.#head ?? []) if (byte === 0x0a) held += 1;
     this.#lines.length = 0;
+    this.#sizes.length = 0;
     this.#head = undefined;
     this.#bytes = 0;
     for (let i = 0; i < held; i++) this.#events.dropped();
