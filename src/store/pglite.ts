@@ -3,9 +3,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite, types } from '@electric-sql/pglite';
-import type { Db, DbOptions, Queryable } from './db.js';
-import { assertWithin, labelDbError } from './errors.js';
+import type { Db, DbOptions } from './db.js';
+import { assertWithin } from './errors.js';
 import { acquireDirLock } from './lockfile.js';
+import { pgliteStatements } from './pglite-statements.js';
 
 // Same value shapes as the node-postgres adapter (see postgres.ts), so no caller can tell them apart.
 export const parsers = {
@@ -13,26 +14,6 @@ export const parsers = {
   [types.INT8]: (v: string) => Number.parseInt(v, 10),
   [types.DATE]: (v: string) => v,
 };
-
-function queryable(target: Pick<PGlite, 'query' | 'exec'>): Queryable {
-  return {
-    async query<T>(name: string, sql: string, params: readonly unknown[] = []) {
-      try {
-        const result = await target.query<T>(sql, params as unknown[]);
-        return result.rows;
-      } catch (error) {
-        throw labelDbError(error, name);
-      }
-    },
-    async exec(name: string, sql: string) {
-      try {
-        await target.exec(sql);
-      } catch (error) {
-        throw labelDbError(error, name);
-      }
-    },
-  };
-}
 
 /** What store/pglite-create.ts, the child process, tells this one: the migrations it applied, or why the database was not created. */
 export type CreateOutcome = { applied: string[] } | { error: string };
@@ -112,7 +93,8 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
 
 /** `db` as the rest of the code sees a database; `release` runs once it is closed. */
 export function pgliteDb(db: PGlite, release: () => void): Db {
-  const root = queryable(db);
+  const queryable = pgliteStatements(db);
+  const root = queryable(db, false);
   return {
     kind: 'pglite',
     query: root.query,
@@ -122,7 +104,7 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
       // BEGIN, so time spent waiting for the connection does not count against the limit.
       return db.transaction(async (tx) => {
         const startedAt = performance.now();
-        const result = await fn(queryable(tx));
+        const result = await fn(queryable(tx, true));
         assertWithin(startedAt, options.maxMs);
         return result;
       });

@@ -3,8 +3,8 @@ import pg from 'pg';
 import type { Queryable } from './db.js';
 import { labelDbError } from './errors.js';
 
-// pg's own serialization of a parameter, what it does at bind (pg.utils; its typings omit it).
-const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
+/** pg's own serialization of a parameter, what it does at bind (pg.utils; its typings omit it). */
+export const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
 
 /*
  * How the service's statements reach PostgreSQL: which are prepared (only where the connection is

@@ -141,11 +141,12 @@ async function listingPage<T>(
     // The horizon is read first, in a statement of its own: the page's snapshot is then taken
     // after it and holds every commit behind it (store/sync-horizon.ts says why).
     const horizon = syncing ? await deps.syncHorizon.current() : null;
-    // One row more than shown tells whether anything follows the page.
+    // One row more than shown tells whether anything follows the page. The total comes with the
+    // rows, from the same statement.
     const limit = syncing ? query.pageSize + 1 : query.pageSize;
-    return deps.listings.page(filter, query.sort, limit, offset, { after, horizon, projection });
+    return deps.listings.pageWithTotal(filter, query.sort, limit, offset, { after, horizon, projection });
   };
-  const [fetched, totalItems] = await Promise.all([readPage(), deps.listings.count(filter)]);
+  const { rows: fetched, total: totalItems } = await readPage();
   const rows = fetched.slice(0, query.pageSize);
   const pagination = {
     page: query.cursor !== undefined ? 1 : query.page,
