@@ -97,6 +97,12 @@ describe('listing counters', () => {
       )) as [{ n: number }];
       const page = await app.call('GET', `${EXT}/listings?status=${status}&pageSize=1`, { secret });
       assert.equal(page.body.pagination.totalItems, n, status);
+      // The total rides on the page's rows; a page past the last has none and asks for it alone.
+      const past = await app.call('GET', `${EXT}/listings?status=${status}&pageSize=1&page=${n + 5}`, {
+        secret,
+      });
+      assert.deepEqual(past.body.data, [], status);
+      assert.equal(past.body.pagination.totalItems, n, `${status}, past the last page`);
     }
     const reader = await createPartner(app, { roots: [tree.ids.A!, tree.ids.B!], scopes: ALL_SCOPES });
     const locations = await app.call('GET', `${EXT}/locations?withCounts=true`, { secret: reader.secret });

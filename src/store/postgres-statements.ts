@@ -13,11 +13,11 @@ export const { prepareValue } = (pg as unknown as { utils: { prepareValue(value:
  */
 
 /**
- * Statements kept prepared on each connection (parsed and planned once per connection, not per
- * request). Only the listing page and its count: their text is long (the page's JSON projection
- * is ~60 expressions) and the same per filter shape, so planning was a fifth of the page's
- * database time, and their plans do not depend on the values (a LIMIT over an index, per-dealer
- * walks, counter sums). Not the others: a generic plan chosen for the dealer-subtree queries was
+ * Statements kept prepared on each connection (parsed once per connection, not per request; still
+ * planned for their values: sessionSettings). Only the listing page (which carries its total:
+ * store/listings/reads.ts) and the count alone (asked when a page has no rows): their text is the
+ * same per filter shape, and parsing and planning were a fifth of the page's database time when
+ * the page built its JSON. Not the others: a generic plan chosen for the dealer-subtree queries was
  * slower for large scopes than a plan for the values at hand (docs/benchmarks.md).
  */
 const PREPARED = new Set(['ListListings', 'CountListingsFromCounters']);
