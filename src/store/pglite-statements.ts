@@ -24,6 +24,7 @@ type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
 interface Locks {
   _runExclusiveQuery: Exclusive;
   _runExclusiveTransaction: Exclusive;
+  _checkReady(): Promise<void>;
   parsers: Parameters<typeof parse.parseResults>[1];
 }
 
@@ -57,9 +58,12 @@ export function pgliteStatements(db: PGlite) {
       protocol.serialize.sync(),
     ]);
     // After an error, PostgreSQL skips to the Sync; PGlite throws the first error it read.
-    const messages = await locks._runExclusiveQuery(() =>
-      db.execProtocolStream(message, { syncToFs: !inTransaction }),
-    );
+    const messages = await locks._runExclusiveQuery(async () => {
+      // Checked once the lock is held: a statement that waited behind close() must not reach the
+      // closed database's module ("PGlite is closed" instead).
+      await locks._checkReady();
+      return db.execProtocolStream(message, { syncToFs: !inTransaction });
+    });
     return parse.parseResults(messages, locks.parsers)[0]?.rows ?? [];
   }
 
