@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
+import type { Queryable } from '../src/store/db.js';
 import type { DbError } from '../src/store/errors.js';
 import { loadMigrations, migrate, pendingMigrations } from '../src/store/migrate.js';
 import { openDb } from '../src/store/open.js';
@@ -28,6 +29,54 @@ const options = (dataDir: string) => ({
   statementTimeoutMs: 5000,
   connectTimeoutMs: 5000,
   poolSize: 2,
+});
+
+test('a transaction handle used after its transaction ended is refused, not run outside it', async () => {
+  const dir = await seededDir('fc-tx-closed-');
+  const db = await openDb(options(dir));
+  try {
+    let leaked: Queryable | undefined;
+    await db.transaction(async (tx) => {
+      leaked = tx;
+      assert.deepEqual(await tx.query('T', 'SELECT 1 AS n'), [{ n: 1 }]);
+    });
+    await assert.rejects(leaked!.query('T', 'SELECT 1 AS n'), /Transaction is closed/);
+    // The database itself goes on answering.
+    assert.deepEqual(await db.query('T', 'SELECT 2 AS n'), [{ n: 2 }]);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('PostgreSQL: a transaction the server ended for sitting idle too long is a failure to retry (503), not a 500', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
+  // A loaded host can stall the service with a transaction open past the idle limit the service
+  // sets (twice the statement timeout): PostgreSQL then ends the session and applies nothing.
+  // Here the end reaches the client while it is idle (a connection error); when it answers a
+  // statement sent at that moment it is SQLSTATE 25P03, seen in CI behind PgBouncer as a 500 on
+  // a bulk upsert, and classified in test/unit/errors.test.ts.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-idle-'));
+  const db = await openDb({ ...options(dir), statementTimeoutMs: 100 });
+  try {
+    const failed = await db
+      .transaction(async (tx) => {
+        await tx.query('T', 'SELECT 1');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await tx.query('AfterStall', 'SELECT 1');
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    assert.ok(failed, 'the statement after the stall should fail');
+    assert.equal((failed as DbError).failure, 'unavailable', String(failed));
+    assert.deepEqual(await db.query('T', 'SELECT 2 AS n'), [{ n: 2 }]);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('migrations are recorded and applying them again changes nothing', async () => {

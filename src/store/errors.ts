@@ -40,6 +40,11 @@ const CODES: Record<string, DbFailure> = {
   '57014': 'unavailable', // statement timeout or cancel: overloaded, or a query ran away
   '55P03': 'unavailable', // lock not available (lock_timeout)
   '53300': 'unavailable', // too many connections
+  // The server ended a transaction that sat idle (or ran) past its limit, and the session with
+  // it: nothing of it was applied. A service stalled that long (a loaded host) answers 503 and
+  // the client retries, as for a statement timeout.
+  '25P03': 'unavailable', // idle_in_transaction_session_timeout
+  '25P04': 'unavailable', // transaction_timeout (PostgreSQL 17)
   '40001': 'retryable',
   '40P01': 'retryable',
   '3D000': 'database-missing',

@@ -15,6 +15,9 @@ function previousMonth(now: Date): { start: Date; days: number } {
   return { start, days: Math.round((end.getTime() - start.getTime()) / DAY_MS) };
 }
 
+/** A UTC midnight as the day it begins, `YYYY-MM-DD`, for a `date` parameter. */
+const utcDay = (instant: Date): string => instant.toISOString().slice(0, 10);
+
 /**
  * `db` is where stats are read (a replica when configured); `primary` keeps the computed monthly
  * means. `settleMs`: how long after a month ends its history can still receive rows (a write
@@ -56,7 +59,9 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
         // round trip, run beside the counts, not two one after the other.
         // `covered` (history began by the month's start) rather than the start itself. The month's
         // start is passed twice ($2 as the kept means' date key, $4 as an instant): a parameter has
-        // one type, and a date cast to timestamptz would move with the session's time zone.
+        // one type, and a date cast to timestamptz would move with the session's time zone. The key
+        // goes as its UTC day: a Date sent as a date would be sent in the process's local time (pg's
+        // serialization), and west of UTC the 1st of a month would be keyed as the day before.
         tx.query<{ covered: boolean | null; means: string }>(
           'LocationMonthStats',
           `SELECT s.history_started_at <= $4::timestamptz AS covered,
@@ -64,7 +69,7 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
                             WHERE $3::boolean AND month = $2::date AND dealer_profile_id = ANY($1::uuid[])),
                            '{}')::text AS means
            FROM service_info s`,
-          [ids, month.start, cacheable, month.start],
+          [ids, utcDay(month.start), cacheable, month.start],
         ),
       ]);
       for (const [id, [active, total]] of Object.entries(
@@ -86,7 +91,7 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
             `INSERT INTO location_month_stats (dealer_profile_id, month, avg_active)
              SELECT id, $2::date, avg FROM unnest($1::uuid[], $3::float8[]) AS x(id, avg)
              ON CONFLICT DO NOTHING`,
-            [missing, month.start, missing.map((id) => byId.get(id)!)],
+            [missing, utcDay(month.start), missing.map((id) => byId.get(id)!)],
           );
         }
       }

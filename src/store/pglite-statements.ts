@@ -1,4 +1,4 @@
-import { type PGlite, parse, protocol } from '@electric-sql/pglite';
+import { type PGlite, parse, protocol, type Transaction } from '@electric-sql/pglite';
 import type { Queryable } from './db.js';
 import { labelDbError } from './errors.js';
 import { prepareValue } from './postgres-statements.js';
@@ -41,7 +41,7 @@ const concat = (parts: readonly Uint8Array[]): Uint8Array => {
 };
 
 /**
- * The statements of one PGlite instance. `inTransaction`: the caller holds PGlite's transaction
+ * The statements of one PGlite instance. Inside a transaction (`inTransaction`) the caller holds PGlite's transaction
  * lock (inside db.transaction), so only the query lock is taken, and nothing is synced to the file
  * system before the transaction ends (PGlite's query() does the same).
  */
@@ -67,12 +67,19 @@ export function pgliteStatements(db: PGlite) {
     return parse.parseResults(messages, locks.parsers)[0]?.rows ?? [];
   }
 
-  /** A Queryable over these statements; `exec` (migrations' scripts) stays PGlite's own. */
-  return function queryable(target: Pick<PGlite, 'exec'>, inTransaction: boolean): Queryable {
+  /**
+   * A Queryable over these statements, on the database (`tx` absent) or inside one of PGlite's
+   * transactions; `exec` (migrations' scripts) stays PGlite's own. A transaction's handle used
+   * after its transaction ended is refused as PGlite refuses it: it holds no lock any more, and
+   * its statement could otherwise run inside another caller's transaction.
+   */
+  return function queryable(tx?: Transaction): Queryable {
+    const target: Pick<PGlite, 'exec'> = tx ?? db;
     return {
       async query<T>(name: string, sql: string, params: readonly unknown[] = []) {
         try {
-          const rows = inTransaction
+          if (tx?.closed) throw new Error('Transaction is closed');
+          const rows = tx
             ? await run(sql, params, true)
             : await locks._runExclusiveTransaction(() => run(sql, params, false));
           return rows as T[];

@@ -94,7 +94,7 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
 /** `db` as the rest of the code sees a database; `release` runs once it is closed. */
 export function pgliteDb(db: PGlite, release: () => void): Db {
   const queryable = pgliteStatements(db);
-  const root = queryable(db, false);
+  const root = queryable();
   return {
     kind: 'pglite',
     query: root.query,
@@ -104,7 +104,7 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
       // BEGIN, so time spent waiting for the connection does not count against the limit.
       return db.transaction(async (tx) => {
         const startedAt = performance.now();
-        const result = await fn(queryable(tx, true));
+        const result = await fn(queryable(tx));
         assertWithin(startedAt, options.maxMs);
         return result;
       });

@@ -145,13 +145,25 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
       const startedAt = performance.now();
       // A bounded transaction also bounds each of its statements by the same limit.
       return inTransaction(txOptions.maxMs ?? options.statementTimeoutMs, async (client) => {
+        // A handle used after its transaction ended is refused: its client is back in the pool,
+        // where the statement would run in whatever the next holder is doing.
+        let open = true;
+        const held = <R>(run: () => Promise<R>) =>
+          open ? run() : Promise.reject(new Error('Transaction is closed'));
         const tx = queryable(
-          { statement: (config) => client.query(config), script: (sql) => client.query(sql) },
+          {
+            statement: (config) => held(() => client.query(config)),
+            script: (sql) => held(() => client.query(sql)),
+          },
           mode === 'session',
         );
-        const result = await fn(tx);
-        assertWithin(startedAt, txOptions.maxMs);
-        return result;
+        try {
+          const result = await fn(tx);
+          assertWithin(startedAt, txOptions.maxMs);
+          return result;
+        } finally {
+          open = false;
+        }
       });
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

@@ -40,7 +40,8 @@ test('a broken constraint is read by its name, whatever the driver', () => {
 test('codes that mean the same for any statement: retry, unavailable, start-up causes', () => {
   assert.equal(classifyDbError('40P01', undefined), 'retryable');
   assert.equal(classifyDbError('40001', undefined), 'retryable');
-  for (const code of ['57014', '55P03', '53300', '08006', '57P01']) {
+  // 25P03/25P04: the server ended a transaction that sat idle or ran too long (nothing applied).
+  for (const code of ['57014', '55P03', '53300', '08006', '57P01', '25P03', '25P04']) {
     assert.equal(classifyDbError(code, undefined), 'unavailable', code);
   }
   assert.equal(classifyDbError('ECONNRESET', undefined), 'unavailable');

@@ -124,6 +124,10 @@ function pageSource(
     ) l`;
 }
 
+/** Whether countStatement sums counters only (no listing read): filtered by dealers and status alone. */
+const countedFromCounters = (filter: ListingFilter): boolean =>
+  filter.partnerId === null && filter.reference === null && filter.updatedSince === null;
+
 /**
  * The statement that counts a list (totalItems), at a cost that does not grow with the number of
  * matches; it appends its parameters to `params` and selects one row, `n`. Filtered by dealers and
@@ -250,9 +254,12 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
     },
 
     /**
-     * page() and count() in one statement: one round trip (and on the embedded database one
-     * statement's fixed cost) instead of two, and the rows and their total from one snapshot.
-     * The total rides on each row; a page without rows asks for it alone.
+     * page() and count(). A total summed from the counters (a list without updatedSince, mine or
+     * externalReference: the common page) rides on the page's rows, in one statement: one round
+     * trip (on the embedded database one statement's fixed cost) instead of two, rows and total
+     * from one snapshot; a page without rows asks for it alone. A count that reads listings may
+     * take longer than the page, so it runs beside it, as two statements: the page never waits
+     * for it, and each keeps its own statement timeout.
      */
     async pageWithTotal<T = StoredListing>(
       filter: ListingFilter,
@@ -262,6 +269,13 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
       options: Range & { horizon: string | null; projection?: Projection<T> },
       tx: Queryable = db,
     ): Promise<{ rows: PageRow<T>[]; total: number }> {
+      if (!countedFromCounters(filter)) {
+        const [{ rows }, total] = await Promise.all([
+          readPage(filter, sort, limit, offset, options, false, tx),
+          count(filter, tx),
+        ]);
+        return { rows, total };
+      }
       const { rows, total } = await readPage(filter, sort, limit, offset, options, true, tx);
       return { rows, total: total ?? (await count(filter, tx)) };
     },
