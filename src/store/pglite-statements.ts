@@ -41,9 +41,9 @@ const concat = (parts: readonly Uint8Array[]): Uint8Array => {
 };
 
 /**
- * The statements of one PGlite instance. Inside a transaction (`inTransaction`) the caller holds PGlite's transaction
- * lock (inside db.transaction), so only the query lock is taken, and nothing is synced to the file
- * system before the transaction ends (PGlite's query() does the same).
+ * The statements of one PGlite instance. Inside a transaction (`inTransaction`: within
+ * db.transaction, which holds PGlite's transaction lock) only the query lock is taken, and nothing
+ * is synced to the file system before the transaction ends (PGlite's query() does the same).
  */
 export function pgliteStatements(db: PGlite) {
   const locks = db as unknown as Locks;

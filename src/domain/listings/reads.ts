@@ -141,8 +141,8 @@ async function listingPage<T>(
     // The horizon is read first, in a statement of its own: the page's snapshot is then taken
     // after it and holds every commit behind it (store/sync-horizon.ts says why).
     const horizon = syncing ? await deps.syncHorizon.current() : null;
-    // One row more than shown tells whether anything follows the page. The total comes with the
-    // rows, from the same statement.
+    // One row more than shown tells whether anything follows the page. The total comes with it
+    // (in the same statement when the counters give it: store/listings/reads.ts, pageWithTotal).
     const limit = syncing ? query.pageSize + 1 : query.pageSize;
     return deps.listings.pageWithTotal(filter, query.sort, limit, offset, { after, horizon, projection });
   };

@@ -53,6 +53,9 @@ export interface Range {
   through?: Position | null;
 }
 
+/** Where a page lies (Range), the commit horizon its rows are settled against, what each row is read as. */
+type PageOptions<T> = Range & { horizon: string | null; projection?: Projection<T> };
+
 const statusList = (status: ListingFilter['status']): readonly string[] =>
   status === null ? STATUSES : typeof status === 'string' ? [status] : status;
 
@@ -198,7 +201,7 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
     sort: Sort,
     limit: number,
     offset: number,
-    options: Range & { horizon: string | null; projection?: Projection<T> },
+    options: PageOptions<T>,
     withTotal: boolean,
     tx: Queryable,
   ): Promise<{ rows: PageRow<T>[]; total: number | undefined }> {
@@ -247,7 +250,7 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
       sort: Sort,
       limit: number,
       offset: number,
-      options: Range & { horizon: string | null; projection?: Projection<T> },
+      options: PageOptions<T>,
       tx: Queryable = db,
     ): Promise<PageRow<T>[]> {
       return (await readPage(filter, sort, limit, offset, options, false, tx)).rows;
@@ -266,7 +269,7 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
       sort: Sort,
       limit: number,
       offset: number,
-      options: Range & { horizon: string | null; projection?: Projection<T> },
+      options: PageOptions<T>,
       tx: Queryable = db,
     ): Promise<{ rows: PageRow<T>[]; total: number }> {
       if (!countedFromCounters(filter)) {
