@@ -3,17 +3,21 @@
  * `forecourt serve` as its own process, each body sent alone (nothing else in flight), its CPU
  * time read from /proc before and after (bench/lib/usage.ts), three times each; the answer's
  * status and size beside it. The claim to hold: every shape is answered in well under a second of
- * CPU, so no body within the size limit can hold the only thread for the others.
+ * the main thread's CPU, so no body within the size limit can hold the only thread for the
+ * others. The process's CPU in all is shown beside it: it adds V8's background threads, which
+ * compile hot code (the first write's WebAssembly, 0.5 s of it on a slow machine) and hold no
+ * request up.
  *
  *   node --import tsx bench/hostile-bodies.ts [--database-url postgres://…] [--repeat 3] [--smoke]
  * Embedded database (a fresh data directory) without --database-url. Prints a Markdown table
- * (docs/reliability.md keeps the latest) and exits non-zero when a shape costs a second or more.
+ * (docs/reliability.md keeps the latest) and exits non-zero when a shape costs the main thread a
+ * second or more.
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { startService } from './lib/processes.js';
-import { cpuMs } from './lib/usage.js';
+import { cpuMs, mainThreadCpuMs } from './lib/usage.js';
 
 const { values } = parseArgs({
   options: {
@@ -177,6 +181,8 @@ interface Row {
   status: number;
   answerBytes: number;
   cpuMs: number[];
+  /** Of cpuMs, the main thread's: the thread a body holds up everyone else on. */
+  mainMs: number[];
   wallMs: number[];
 }
 
@@ -211,9 +217,18 @@ async function main(): Promise<void> {
       const body = shape.body();
       const bytes = Buffer.byteLength(body);
       if (bytes > LIMIT) throw new Error(`${shape.name}: ${bytes} bytes is past the limit`);
-      const row: Row = { shape: shape.name, bytes, status: 0, answerBytes: 0, cpuMs: [], wallMs: [] };
+      const row: Row = {
+        shape: shape.name,
+        bytes,
+        status: 0,
+        answerBytes: 0,
+        cpuMs: [],
+        mainMs: [],
+        wallMs: [],
+      };
       for (let i = 0; i < REPEAT; i++) {
         const before = cpuMs(service.pid)!;
+        const mainBefore = mainThreadCpuMs(service.pid)!;
         const started = performance.now();
         const res = await request(`${service.url}${shape.path}`, {
           method: shape.method as 'POST',
@@ -226,26 +241,31 @@ async function main(): Promise<void> {
         // The answer is sent before the request's log line and records: let them finish.
         await new Promise((r) => setTimeout(r, 50));
         row.cpuMs.push(cpuMs(service.pid)! - before);
+        row.mainMs.push(mainThreadCpuMs(service.pid)! - mainBefore);
         row.status = res.statusCode;
         row.answerBytes = Buffer.byteLength(answer);
       }
-      log(`${shape.name}: ${row.status}, ${Math.max(...row.cpuMs)} ms CPU`);
+      log(
+        `${shape.name}: ${row.status}, ${Math.max(...row.mainMs)} ms CPU on the main thread (${Math.max(...row.cpuMs)} in all)`,
+      );
       rows.push(row);
     }
   } finally {
     await service.stop();
   }
   const max = (xs: number[]) => Math.round(Math.max(...xs));
-  console.log('| shape | body | answer | CPU ms (max of runs) | wall ms (max) |');
-  console.log('|---|---|---|---|---|');
+  console.log('| shape | body | answer | main thread CPU ms (max of runs) | all threads | wall ms (max) |');
+  console.log('|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${r.shape} | ${(r.bytes / 1024 / 1024).toFixed(2)} MiB | ${r.status}, ${(r.answerBytes / 1024).toFixed(1)} kB | ${max(r.cpuMs)} | ${max(r.wallMs)} |`,
+      `| ${r.shape} | ${(r.bytes / 1024 / 1024).toFixed(2)} MiB | ${r.status}, ${(r.answerBytes / 1024).toFixed(1)} kB | ${max(r.mainMs)} | ${max(r.cpuMs)} | ${max(r.wallMs)} |`,
     );
   }
-  const over = rows.filter((r) => Math.max(...r.cpuMs) >= 1000);
+  // Judged on the main thread: V8 compiles hot code (the first write's WebAssembly above all) on
+  // threads of its own, which cost CPU but hold no request up.
+  const over = rows.filter((r) => Math.max(...r.mainMs) >= 1000);
   if (over.length) {
-    console.error(`a second of CPU or more: ${over.map((r) => r.shape).join('; ')}`);
+    console.error(`a second of the main thread's CPU or more: ${over.map((r) => r.shape).join('; ')}`);
     process.exit(1);
   }
 }
