@@ -66,7 +66,8 @@ export async function peerListingFields(databaseUrl: string): Promise<string[]> 
   try {
     const { rows } = await client.query<{ name: string }>(
       `SELECT column_name AS name FROM information_schema.columns
-       WHERE table_name = 'listings' AND column_name NOT LIKE 'read\\_json%' ORDER BY ordinal_position`,
+       WHERE table_schema = current_schema() AND table_name = 'listings'
+         AND column_name NOT LIKE 'read\\_json%' ORDER BY ordinal_position`,
     );
     return rows.map((r) => r.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
   } finally {

@@ -49,7 +49,8 @@ export function pgliteStatements(db: PGlite) {
   const locks = db as unknown as Locks;
 
   async function run(sql: string, params: readonly unknown[], inTransaction: boolean) {
-    const values = params.map((value) => prepareValue(value) as string | null);
+    // A string, null, or a Buffer (bytea), which the Bind message sends in binary format.
+    const values = params.map((value) => prepareValue(value) as string | Buffer | null);
     const message = concat([
       protocol.serialize.parse({ text: sql, types: [] }),
       protocol.serialize.bind({ values }),
