@@ -100,6 +100,8 @@ const schema = z.object({
   REQUEST_RECORDS_RETENTION_DAYS: int(0, 365).default(7),
   // Failed requests kept one by one per partner and minute (per instance); the rest are counted.
   REQUEST_RECORDS_PER_MINUTE: int(1, 100_000).default(1_000),
+  // The embedded database's own autovacuum (store/pglite-maintenance.ts): a check this often; 0: never.
+  EMBEDDED_VACUUM_INTERVAL_MS: int(0, 3_600_000).default(5_000),
   // Processes that serve the port together (node:cluster), for machines with cores to spare.
   WORKERS: int(1, 64).default(1),
 });

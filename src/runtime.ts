@@ -13,6 +13,7 @@ import { loadTls } from './http/tls.js';
 import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { openConfiguredDb, openDb } from './store/open.js';
+import { pgliteMaintenance } from './store/pglite-maintenance.js';
 import { ensureCursorKey } from './store/service-info.js';
 
 /** ADMIN_TOKEN, or one generated on first start into the data directory (mode 0600). */
@@ -139,6 +140,10 @@ export async function start(
     const url = `https://${host}:${port}`;
     logger.info({ url, database: db.kind }, 'Forecourt is listening');
     dispatcher.start();
+    const maintenance =
+      db.kind === 'pglite' && config.EMBEDDED_VACUUM_INTERVAL_MS > 0
+        ? maintainEmbedded(db, config.EMBEDDED_VACUUM_INTERVAL_MS, logger.child({ component: 'database' }))
+        : undefined;
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -155,6 +160,7 @@ export async function start(
           await listener.shutdown();
           // Deliveries in flight finish (each within WEBHOOK_TIMEOUT_MS) and release their leases.
           await dispatcher.stop();
+          await maintenance?.stop();
           await app.close();
           await publisher?.stop();
           await stopListening?.();
@@ -197,25 +203,63 @@ const HORIZON_PUBLISH_MS = 200;
  * publishers are harmless. A failed round (primary unreachable) is retried at the next tick.
  */
 function publishSyncHorizon(horizon: Pick<UseCases['syncHorizon'], 'publish'>, logger: Logger) {
+  return repeat(
+    () => horizon.publish(),
+    HORIZON_PUBLISH_MS,
+    0,
+    (error) => logger.warn({ err: error }, 'could not publish the sync horizon for the replica'),
+  );
+}
+
+/**
+ * The embedded database's autovacuum (store/pglite-maintenance.ts), a pass every `everyMs`, the
+ * first one `everyMs` after start. A pass that did something says what and how long it held the
+ * connection; a failed one is retried at the next tick.
+ */
+function maintainEmbedded(db: Db, everyMs: number, logger: Logger) {
+  const pass = pgliteMaintenance(db);
+  return repeat(
+    async () => {
+      const done = await pass();
+      if (done.vacuumed.length || done.analyzed.length)
+        logger.info(done, 'vacuumed and analyzed the embedded database (it has no autovacuum of its own)');
+    },
+    everyMs,
+    everyMs,
+    (error) =>
+      logger.warn({ err: error }, 'could not vacuum the embedded database; retrying at the next pass'),
+  );
+}
+
+/**
+ * Runs `task` after `firstDelayMs`, then `everyMs` after each run ends, until stopped (stop waits
+ * for a run under way). A failure is reported once, until a run succeeds again.
+ */
+function repeat(
+  task: () => Promise<void>,
+  everyMs: number,
+  firstDelayMs: number,
+  warn: (error: Error) => void,
+) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let failing = false;
   const tick = () => {
-    running = horizon
-      .publish()
+    running = task()
       .then(() => {
         failing = false;
       })
       .catch((error: Error) => {
-        if (!failing) logger.warn({ err: error }, 'could not publish the sync horizon for the replica');
+        if (!failing) warn(error);
         failing = true;
       })
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, HORIZON_PUBLISH_MS).unref();
+        if (!stopped) timer = setTimeout(tick, everyMs).unref();
       });
   };
-  tick();
+  if (firstDelayMs > 0) timer = setTimeout(tick, firstDelayMs).unref();
+  else tick();
   return {
     async stop() {
       stopped = true;

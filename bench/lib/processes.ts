@@ -76,6 +76,13 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
   const log = path.join(tmp, 'service.log');
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (not allowed in NODE_OPTIONS).
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // BENCH_SERVICE_ENV="EMBEDDED_VACUUM_INTERVAL_MS=0 …" sets the service's configuration for a run.
+  const extraEnv = Object.fromEntries(
+    (process.env.BENCH_SERVICE_ENV?.split(' ').filter(Boolean) ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/forecourt.js'), 'serve'], {
     env: {
       PATH: process.env.PATH,
@@ -84,6 +91,7 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '1000000',
       DB_POOL_SIZE: '10',
+      ...extraEnv,
       ...env,
       DATA_DIR: dataDir,
     },
