@@ -194,6 +194,9 @@ async function migrateDirectly(config: Config, db: Db): Promise<string[]> {
 /** PostgreSQL connections of the webhook dispatcher, besides DB_POOL_SIZE (docs/operations.md). */
 const WEBHOOK_POOL_SIZE = 3;
 
+/** A maintenance pass that held the embedded database this long is logged at info. */
+const NOTICEABLE_PASS_MS = 100;
+
 /** How often the primary's sync horizon is published for a replica (docs/sync.md). */
 const HORIZON_PUBLISH_MS = 200;
 
@@ -214,7 +217,8 @@ function publishSyncHorizon(horizon: Pick<UseCases['syncHorizon'], 'publish'>, l
 /**
  * The embedded database's autovacuum (store/pglite-maintenance.ts), a pass every `everyMs`, the
  * first one `everyMs` after start. A pass that did something says what and how long it held the
- * connection; a failed one is retried at the next tick.
+ * connection: at info when requests may have noticed (100 ms or more), like PostgreSQL's
+ * log_autovacuum_min_duration, else at debug. A failed one is retried at the next tick.
  */
 function maintainEmbedded(db: Db, everyMs: number, logger: Logger) {
   const pass = pgliteMaintenance(db);
@@ -222,7 +226,10 @@ function maintainEmbedded(db: Db, everyMs: number, logger: Logger) {
     async () => {
       const done = await pass();
       if (done.vacuumed.length || done.analyzed.length)
-        logger.info(done, 'vacuumed and analyzed the embedded database (it has no autovacuum of its own)');
+        logger[done.ms >= NOTICEABLE_PASS_MS ? 'info' : 'debug'](
+          done,
+          'vacuumed and analyzed the embedded database (it has no autovacuum of its own)',
+        );
     },
     everyMs,
     everyMs,
