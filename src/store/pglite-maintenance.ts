@@ -13,9 +13,10 @@ import type { Queryable } from './db.js';
  * thresholds: 50 rows + 20 % of the table, or 1,000 + 20 % inserted, which marks the new pages
  * all-visible for index-only scans; analyze at 50 + 10 % changed) and analyzes those
  * never analyzed, and those changed enough but not analyzed by this process in the last ten minutes:
- * an analysis samples 30,000 rows, 0.4 s of the only connection for listings at 100,000 (1.1 s
- * before migration 013), and a partner re-pushing its listings changes a tenth of them in
- * seconds without changing what the planner needs to know. The counters it reads live in memory and start at zero with
+ * a partner re-pushing its listings changes a tenth of them in seconds without changing what the
+ * planner needs to know, and an analysis of listings holds the only connection for 60–80 ms at
+ * 100,000 (its sample: store/pglite.ts; 1.1 s with PostgreSQL's default sample and before
+ * migration 013). The counters it reads live in memory and start at zero with
  * each process, so the first pass vacuums every table once (fast where nothing is dead: the
  * visibility map skips clean pages). A vacuum holds the only connection while it runs, so a pass
  * goes table by table: a request waits at most one table's.

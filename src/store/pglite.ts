@@ -18,12 +18,20 @@ export const parsers = {
 /** What store/pglite-create.ts, the child process, tells this one: the migrations it applied, or why the database was not created. */
 export type CreateOutcome = { applied: string[] } | { error: string };
 /**
+ * The rows an ANALYZE samples (300 × this target) are held in the WebAssembly memory, which a
+ * process never gives back: at the default target (100: 30,000 rows) the service's maintenance
+ * (store/pglite-maintenance.ts) grew it by 64 MB at 100,000 listings and took 265 ms of the only
+ * connection; at 30 (9,000 rows), 18 MB and 60–80 ms. Enough for the few columns the planner
+ * needs (migration 013), on a database meant for one process.
+ */
+const ANALYZE_SAMPLE = ['-c', 'default_statistics_target=30'];
+/**
  * PGlite's PostgreSQL keeps 128 MB of shared buffers in the process's WebAssembly memory; an
  * embedded database serves one process and its files sit in the OS page cache as well, so 32 MB
  * does (docs/benchmarks.md: idle RSS and each scenario measured both ways). Start parameters, not
  * postgresqlconf: that option replaces the whole postgresql.conf of the data directory.
  */
-const MEMORY = ['-c', 'shared_buffers=32MB'];
+const MEMORY = ['-c', 'shared_buffers=32MB', ...ANALYZE_SAMPLE];
 
 /**
  * A new database is created (initdb) and migrated in a child process that ends with it
