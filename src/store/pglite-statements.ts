@@ -1,4 +1,7 @@
-import { type PGlite, parse, protocol, type Transaction } from '@electric-sql/pglite';
+import { type PGlite, type Transaction, types } from '@electric-sql/pglite';
+import { serialize } from 'pg-protocol';
+import type { BackendMessage, DataRowMessage, NotificationResponseMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
 import type { Queryable } from './db.js';
 import { labelDbError } from './errors.js';
 import { prepareValue } from './postgres-statements.js';
@@ -11,6 +14,13 @@ import { prepareValue } from './postgres-statements.js';
  * nothing took 85 µs that way and 46 µs as one batch (docs/benchmarks.md). Parameters are then
  * serialized without their types, as node-postgres does it for PostgreSQL (pg's prepareValue), so
  * both databases receive the very same text for a value.
+ *
+ * The messages are written and the answer read by node-postgres' own protocol code (pg-protocol),
+ * not PGlite's: PGlite's parser copies every chunk of an answer and then every field again before
+ * decoding it, and its serializer measures each string's UTF-8 length in JavaScript; pg-protocol
+ * decodes a field straight from the buffer and lets Buffer measure. The answer is copied once out
+ * of the WebAssembly memory, which the next call reuses. Notifications in an answer read here are
+ * handed to `notify` (store/pglite.ts): PGlite's listeners hear only what its own parser reads.
  *
  * Nothing is prepared by name here, unlike on PostgreSQL: a prepared page saved no measurable
  * time (its text is short since the read model, and it is planned for its values on every run),
@@ -25,47 +35,82 @@ interface Locks {
   _runExclusiveQuery: Exclusive;
   _runExclusiveTransaction: Exclusive;
   _checkReady(): Promise<void>;
-  parsers: Parameters<typeof parse.parseResults>[1];
+  parsers: Parameters<typeof types.parseType>[2];
 }
 
-const concat = (parts: readonly Uint8Array[]): Uint8Array => {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-};
+/** Reads one answer: its rows as objects, each value through PGlite's type parsers (as its query() does). */
+function readAnswer(
+  chunks: readonly Buffer[],
+  parsers: Locks['parsers'],
+  notify: (channel: string) => void,
+): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  let names: string[] = [];
+  let parse: ((value: string) => unknown)[] = [];
+  let error: Error | undefined;
+  const parser = new Parser();
+  const onMessage = (message: BackendMessage) => {
+    switch (message.name) {
+      case 'rowDescription': {
+        const { fields } = message as RowDescriptionMessage;
+        names = fields.map((f) => f.name);
+        parse = fields.map((f) => (value: string) => types.parseType(value, f.dataTypeID, parsers));
+        break;
+      }
+      case 'dataRow': {
+        const { fields } = message as DataRowMessage;
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < fields.length; i++) {
+          const value = fields[i] as string | null;
+          row[names[i]!] = value === null ? null : parse[i]!(value);
+        }
+        rows.push(row);
+        break;
+      }
+      case 'notification':
+        notify((message as NotificationResponseMessage).channel);
+        break;
+      case 'error':
+        // After an error PostgreSQL skips to the Sync; the first error is the answer.
+        error ??= message as unknown as Error;
+        break;
+    }
+  };
+  for (const chunk of chunks) parser.parse(chunk, onMessage);
+  if (error) throw error;
+  return rows;
+}
 
 /**
  * The statements of one PGlite instance. Inside a transaction (`inTransaction`: within
  * db.transaction, which holds PGlite's transaction lock) only the query lock is taken, and nothing
  * is synced to the file system before the transaction ends (PGlite's query() does the same).
  */
-export function pgliteStatements(db: PGlite) {
+export function pgliteStatements(db: PGlite, notify: (channel: string) => void) {
   const locks = db as unknown as Locks;
 
   async function run(sql: string, params: readonly unknown[], inTransaction: boolean) {
     // A string, null, or a Buffer (bytea), which the Bind message sends in binary format.
     const values = params.map((value) => prepareValue(value) as string | Buffer | null);
-    const message = concat([
-      protocol.serialize.parse({ text: sql, types: [] }),
-      protocol.serialize.bind({ values }),
-      protocol.serialize.describe({ type: 'P' }),
-      protocol.serialize.execute({}),
-      protocol.serialize.sync(),
+    const message = Buffer.concat([
+      serialize.parse({ text: sql, types: [] }),
+      serialize.bind({ values }),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
     ]);
-    // After an error, PostgreSQL skips to the Sync; PGlite throws the first error it read.
-    const messages = await locks._runExclusiveQuery(async () => {
+    const chunks: Buffer[] = [];
+    await locks._runExclusiveQuery(async () => {
       // Checked once the lock is held: a statement that waited behind close() must not reach the
       // closed database's module ("PGlite is closed" instead).
       await locks._checkReady();
-      return db.execProtocolStream(message, { syncToFs: !inTransaction });
+      await db.execProtocolRawStream(message, {
+        syncToFs: !inTransaction,
+        // A view of the WebAssembly memory, reused by the next call: copied now.
+        onRawData: (data: Uint8Array) => chunks.push(Buffer.from(data)),
+      });
     });
-    return parse.parseResults(messages, locks.parsers)[0]?.rows ?? [];
+    return readAnswer(chunks, locks.parsers, notify);
   }
 
   /**

@@ -101,8 +101,16 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
 
 /** `db` as the rest of the code sees a database; `release` runs once it is closed. */
 export function pgliteDb(db: PGlite, release: () => void): Db {
-  const queryable = pgliteStatements(db);
+  // Who listens on each channel. Notifications come from two parsers: PGlite's own (transactions'
+  // COMMIT, scripts) and store/pglite-statements.ts's (every other statement); both land here.
+  const listeners = new Map<string, Set<() => void>>();
+  const notify = (channel: string) => {
+    for (const handler of listeners.get(channel) ?? []) queueMicrotask(handler);
+  };
+  db.onNotification(notify);
+  const queryable = pgliteStatements(db, notify);
   const root = queryable();
+  const quoted = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
   return {
     kind: 'pglite',
     query: root.query,
@@ -122,10 +130,20 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
     },
     // One process, one connection: a notification arrives with the commit that sent it.
     async listen(channel, handlers) {
-      const unlisten = await db.listen(channel, () => handlers.onNotify());
+      const handler = () => handlers.onNotify();
+      let set = listeners.get(channel);
+      if (!set) {
+        await root.exec('Listen', `LISTEN ${quoted(channel)}`);
+        set = listeners.get(channel) ?? new Set();
+        listeners.set(channel, set);
+      }
+      set.add(handler);
       handlers.onLive(true, EMBEDDED_LISTENING.detail);
       return async () => {
-        await unlisten().catch(() => {});
+        set.delete(handler);
+        if (set.size > 0 || listeners.get(channel) !== set) return;
+        listeners.delete(channel);
+        await root.exec('Unlisten', `UNLISTEN ${quoted(channel)}`).catch(() => {});
       };
     },
     listening: () => EMBEDDED_LISTENING,
