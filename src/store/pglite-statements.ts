@@ -1,6 +1,11 @@
 import { type PGlite, type Transaction, types } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
-import type { BackendMessage, DataRowMessage, NotificationResponseMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+import type {
+  BackendMessage,
+  DataRowMessage,
+  NotificationResponseMessage,
+  RowDescriptionMessage,
+} from 'pg-protocol/dist/messages.js';
 import { Parser } from 'pg-protocol/dist/parser.js';
 import type { Queryable } from './db.js';
 import { labelDbError } from './errors.js';
