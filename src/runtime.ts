@@ -222,9 +222,10 @@ function publishSyncHorizon(horizon: Pick<UseCases['syncHorizon'], 'publish'>, l
  */
 function maintainEmbedded(db: Db, everyMs: number, logger: Logger) {
   const pass = pgliteMaintenance(db);
-  return repeat(
+  let stopping = false;
+  const running = repeat(
     async () => {
-      const done = await pass();
+      const done = await pass(() => stopping);
       if (done.vacuumed.length || done.analyzed.length)
         logger[done.ms >= NOTICEABLE_PASS_MS ? 'info' : 'debug'](
           done,
@@ -236,6 +237,12 @@ function maintainEmbedded(db: Db, everyMs: number, logger: Logger) {
     (error) =>
       logger.warn({ err: error }, 'could not vacuum the embedded database; retrying at the next pass'),
   );
+  return {
+    stop() {
+      stopping = true;
+      return running.stop();
+    },
+  };
 }
 
 /**

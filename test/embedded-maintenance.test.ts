@@ -45,9 +45,9 @@ describe('the embedded database vacuums and analyzes itself', { skip: !!process.
     // The first pass of a process vacuums every table (the counters behind the thresholds start at
     // zero with each process) and analyzes what was never analyzed.
     const first = await pass();
-    assert.ok(first.vacuumed.includes('listings'), JSON.stringify(first));
-    assert.ok(first.vacuumed.includes('listing_counts'), JSON.stringify(first));
-    assert.ok(first.analyzed.includes('listings'), JSON.stringify(first));
+    assert.ok(first.vacuumed.includes('public.listings'), JSON.stringify(first));
+    assert.ok(first.vacuumed.includes('public.listing_counts'), JSON.stringify(first));
+    assert.ok(first.analyzed.includes('public.listings'), JSON.stringify(first));
     const stats = await sql(app, `SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'listings'`);
     assert.ok(stats[0]!.n > 0, 'the planner has statistics for listings');
     assert.deepEqual((await pass()).vacuumed, [], 'nothing is due right after a pass');
@@ -65,7 +65,7 @@ describe('the embedded database vacuums and analyzes itself', { skip: !!process.
       await rewriteAll();
     }
     assert.ok(
-      passes.every((vacuumed) => vacuumed.includes('listings')),
+      passes.every((vacuumed) => vacuumed.includes('public.listings')),
       `each round's 100 dead rows are past the threshold: ${JSON.stringify(passes)}`,
     );
     const after = await heapPages();
@@ -87,11 +87,14 @@ describe('the embedded database vacuums and analyzes itself', { skip: !!process.
     await rewriteAll();
     clock += 9 * 60_000;
     const soon = await pass();
-    assert.ok(!soon.analyzed.includes('listings'), `not again within ten minutes: ${JSON.stringify(soon)}`);
+    assert.ok(
+      !soon.analyzed.includes('public.listings'),
+      `not again within ten minutes: ${JSON.stringify(soon)}`,
+    );
     assert.ok((await changed()) > 0);
     clock += 60_000;
     const later = await pass();
-    assert.ok(later.analyzed.includes('listings'), JSON.stringify(later));
+    assert.ok(later.analyzed.includes('public.listings'), JSON.stringify(later));
     assert.equal(await changed(), 0);
   });
 });

@@ -33,8 +33,16 @@ const VACUUM_INSERT_BASE = 1000;
 const ANALYZE_BASE = 50;
 const ANALYZE_SCALE = 0.1;
 const ANALYZE_AGAIN_AFTER_MS = 10 * 60_000;
+/**
+ * Transaction ids wrap around after 2^31: a table whose oldest unfrozen id is this old is vacuumed
+ * whatever its counters say (PostgreSQL's vacuum_freeze_table_age, which makes that vacuum freeze
+ * it). A server's autovacuum does this for every table, the system catalogs included, and refuses
+ * new transactions near the limit; PGlite's single-user mode only warns.
+ */
+const FREEZE_AGE = 150_000_000;
 
 interface Due {
+  /** Schema-qualified and quoted for SQL. */
   name: string;
   vacuum: boolean;
   /** Changed enough since its last analysis. */
@@ -43,33 +51,45 @@ interface Due {
   unanalyzed: boolean;
 }
 
-/** Each table of the current schema that needs a vacuum ($1: every one) or an analyze now (name quoted for SQL). */
+/**
+ * Each table that needs a vacuum or an analyze now: the service's own (the current schema; $1:
+ * vacuum every one) and the system catalogs (analyses rewrite pg_statistic, and their ids must be
+ * frozen like any others).
+ */
 const DUE = `
-  SELECT quote_ident(s.relname) AS name,
-    $1::boolean OR s.n_dead_tup > ${VACUUM_BASE} + ${VACUUM_SCALE} * greatest(c.reltuples, 0)
-      OR s.n_ins_since_vacuum > ${VACUUM_INSERT_BASE} + ${VACUUM_SCALE} * greatest(c.reltuples, 0) AS vacuum,
+  SELECT format('%I.%I', s.schemaname, s.relname) AS name,
+    ($1::boolean AND s.schemaname = current_schema())
+      OR s.n_dead_tup > ${VACUUM_BASE} + ${VACUUM_SCALE} * greatest(c.reltuples, 0)
+      OR s.n_ins_since_vacuum > ${VACUUM_INSERT_BASE} + ${VACUUM_SCALE} * greatest(c.reltuples, 0)
+      OR age(c.relfrozenxid) > ${FREEZE_AGE} AS vacuum,
     s.n_mod_since_analyze > ${ANALYZE_BASE} + ${ANALYZE_SCALE} * greatest(c.reltuples, 0) AS analyze,
     c.reltuples > 0 AND NOT EXISTS (SELECT 1 FROM pg_statistic st WHERE st.starelid = c.oid) AS unanalyzed
-  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-  WHERE s.schemaname = current_schema()
-  ORDER BY s.relname`;
+  FROM pg_stat_all_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.schemaname IN (current_schema(), 'pg_catalog') AND c.relkind = 'r'
+  ORDER BY s.schemaname = current_schema() DESC, s.relname`;
 
-/** A function that runs one maintenance pass on `db` (an embedded database) and says what it did. */
+/**
+ * A function that runs one maintenance pass on `db` (an embedded database) and says what it did.
+ * `stopping`: asked between tables, so that a shutdown waits for one table, not a whole pass.
+ */
 export function pgliteMaintenance(
   db: Queryable,
   now: () => number = Date.now,
-): () => Promise<MaintenancePass> {
+): (stopping?: () => boolean) => Promise<MaintenancePass> {
   let first = true;
   const analyzedAt = new Map<string, number>();
-  return async () => {
+  return async (stopping = () => false) => {
     const startedAt = performance.now();
     // A backend sends its counters to the shared ones at most once a second; this makes the
     // statement below see every change made until now.
     await db.query('FlushStats', 'SELECT pg_stat_force_next_flush()');
     const due = await db.query<Due>('MaintenanceDue', DUE, [first]);
+    // Once, even if a table's vacuum fails: later passes go by the counters, not round every table.
+    first = false;
     const vacuumed: string[] = [];
     const analyzed: string[] = [];
     for (const table of due) {
+      if (stopping()) break;
       const last = analyzedAt.get(table.name);
       const analyze =
         table.unanalyzed || (table.analyze && (last === undefined || now() - last >= ANALYZE_AGAIN_AFTER_MS));
@@ -82,7 +102,6 @@ export function pgliteMaintenance(
         analyzedAt.set(table.name, now());
       }
     }
-    first = false;
     return { vacuumed, analyzed, ms: Math.round(performance.now() - startedAt) };
   };
 }

@@ -101,11 +101,12 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
 
 /** `db` as the rest of the code sees a database; `release` runs once it is closed. */
 export function pgliteDb(db: PGlite, release: () => void): Db {
-  // Who listens on each channel. Notifications come from two parsers: PGlite's own (transactions'
-  // COMMIT, scripts) and store/pglite-statements.ts's (every other statement); both land here.
-  const listeners = new Map<string, Set<() => void>>();
+  // Who listens on each channel, and its LISTEN (sent once, when the first handler comes; awaited
+  // by every later one). Notifications come from two parsers: PGlite's own (transactions' COMMIT,
+  // scripts) and store/pglite-statements.ts's (every other statement); both land here.
+  const channels = new Map<string, { handlers: Set<() => void>; listening: Promise<void> }>();
   const notify = (channel: string) => {
-    for (const handler of listeners.get(channel) ?? []) queueMicrotask(handler);
+    for (const handler of channels.get(channel)?.handlers ?? []) queueMicrotask(handler);
   };
   db.onNotification(notify);
   const queryable = pgliteStatements(db, notify);
@@ -131,18 +132,25 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
     // One process, one connection: a notification arrives with the commit that sent it.
     async listen(channel, handlers) {
       const handler = () => handlers.onNotify();
-      let set = listeners.get(channel);
-      if (!set) {
-        await root.exec('Listen', `LISTEN ${quoted(channel)}`);
-        set = listeners.get(channel) ?? new Set();
-        listeners.set(channel, set);
+      let entry = channels.get(channel);
+      if (!entry) {
+        entry = { handlers: new Set(), listening: root.exec('Listen', `LISTEN ${quoted(channel)}`) };
+        channels.set(channel, entry);
       }
+      const { handlers: set, listening } = entry;
       set.add(handler);
+      try {
+        await listening;
+      } catch (error) {
+        set.delete(handler);
+        if (set.size === 0 && channels.get(channel) === entry) channels.delete(channel);
+        throw error;
+      }
       handlers.onLive(true, EMBEDDED_LISTENING.detail);
       return async () => {
         set.delete(handler);
-        if (set.size > 0 || listeners.get(channel) !== set) return;
-        listeners.delete(channel);
+        if (set.size > 0 || channels.get(channel) !== entry) return;
+        channels.delete(channel);
         await root.exec('Unlisten', `UNLISTEN ${quoted(channel)}`).catch(() => {});
       };
     },
