@@ -331,3 +331,66 @@ test('backup of the embedded database: a copy of DATA_DIR taken after a graceful
     await restored.close();
   }
 });
+
+test('a notification reaches its listener once, sent by a statement alone or by a transaction', async () => {
+  const dir = await seededDir('fc-notify-');
+  const db = await openDb(options(dir));
+  const channel = `fc_test_${process.pid}_${Date.now()}`;
+  let heard = 0;
+  const stop = await db.listen(channel, { onNotify: () => heard++, onLive: () => {} });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'alone']);
+    await settle();
+    assert.equal(heard, 1, 'a statement of its own');
+    await db.transaction(async (tx) => {
+      await tx.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'in a transaction']);
+    });
+    await settle();
+    assert.equal(heard, 2, 'a transaction, at its commit');
+    await assert.rejects(db.query('Fail', 'SELECT 1 / 0'));
+    await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'after an error']);
+    await settle();
+    assert.equal(heard, 3, 'after a statement that failed');
+    await stop();
+    await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'after unlisten']);
+    await settle();
+    assert.equal(heard, 3, 'nothing once the listener stopped');
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('values come back in the same shapes from either database', async () => {
+  const dir = await seededDir('fc-values-');
+  const db = await openDb(options(dir));
+  try {
+    const rows = await db.query(
+      'Values',
+      `SELECT true AS yes, NULL::text AS nothing, 42::int4 AS i4, 9007199254740991::int8 AS i8,
+              19950.5::numeric AS price, '2026-11-26'::date AS day, 'é ✓ 🚗'::text AS text,
+              '{"a":[1,"b"]}'::jsonb AS doc, ARRAY['x','y']::text[] AS list, $1::text AS param,
+              '2026-11-26T10:00:00.123456Z'::timestamptz AS at`,
+      ['sent as text'],
+    );
+    assert.deepEqual(rows, [
+      {
+        yes: true,
+        nothing: null,
+        i4: 42,
+        i8: 9007199254740991,
+        price: 19950.5,
+        day: '2026-11-26',
+        text: 'é ✓ 🚗',
+        doc: { a: [1, 'b'] },
+        list: ['x', 'y'],
+        param: 'sent as text',
+        at: new Date('2026-11-26T10:00:00.123Z'),
+      },
+    ]);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
