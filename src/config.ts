@@ -101,7 +101,9 @@ const schema = z.object({
   // Failed requests kept one by one per partner and minute (per instance); the rest are counted.
   REQUEST_RECORDS_PER_MINUTE: int(1, 100_000).default(1_000),
   // The embedded database's own autovacuum (store/pglite-maintenance.ts): a check this often; 0: never.
-  EMBEDDED_VACUUM_INTERVAL_MS: int(0, 3_600_000).default(5_000),
+  EMBEDDED_VACUUM_INTERVAL_MS: int(0, 3_600_000)
+    .refine((v) => v === 0 || v >= 100, 'must be 0 (never) or at least 100')
+    .default(5_000),
   // Processes that serve the port together (node:cluster), for machines with cores to spare.
   WORKERS: int(1, 64).default(1),
 });

@@ -10,6 +10,7 @@ import type { DbError } from '../src/store/errors.js';
 import { loadMigrations, migrate, pendingMigrations } from '../src/store/migrate.js';
 import { openDb } from '../src/store/open.js';
 import { boundedStatement } from '../src/store/postgres-statements.js';
+import { eventually } from './helpers/eventually.js';
 import { embedded, seedEmbeddedDb } from './helpers/pglite-template.js';
 
 /**
@@ -338,23 +339,30 @@ test('a notification reaches its listener once, sent by a statement alone or by 
   const channel = `fc_test_${process.pid}_${Date.now()}`;
   let heard = 0;
   const stop = await db.listen(channel, { onNotify: () => heard++, onLive: () => {} });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+  // PostgreSQL delivers on another connection: wait for the expected count, then a moment more
+  // for a second delivery that must not come.
+  const heardExactly = async (n: number, what: string) => {
+    await eventually(
+      () => heard >= n,
+      () => `${what}: heard ${heard}, expected ${n}`,
+      10_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(heard, n, what);
+  };
   try {
     await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'alone']);
-    await settle();
-    assert.equal(heard, 1, 'a statement of its own');
+    await heardExactly(1, 'a statement of its own');
     await db.transaction(async (tx) => {
       await tx.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'in a transaction']);
     });
-    await settle();
-    assert.equal(heard, 2, 'a transaction, at its commit');
+    await heardExactly(2, 'a transaction, at its commit');
     await assert.rejects(db.query('Fail', 'SELECT 1 / 0'));
     await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'after an error']);
-    await settle();
-    assert.equal(heard, 3, 'after a statement that failed');
+    await heardExactly(3, 'after a statement that failed');
     await stop();
     await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'after unlisten']);
-    await settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(heard, 3, 'nothing once the listener stopped');
   } finally {
     await db.close();

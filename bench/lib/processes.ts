@@ -80,6 +80,7 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
   const extraEnv = Object.fromEntries(
     (process.env.BENCH_SERVICE_ENV?.split(' ').filter(Boolean) ?? []).map((pair) => {
       const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`BENCH_SERVICE_ENV: "${pair}" is not NAME=value`);
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );

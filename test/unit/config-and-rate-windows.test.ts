@@ -255,3 +255,10 @@ test('a blank numeric variable (spaces only) counts as unset or is refused, neve
     assert.equal(value, parseConfig({})[name as 'PORT'], `${name}=" " is read as ${value}`);
   }
 });
+
+test('EMBEDDED_VACUUM_INTERVAL_MS: 5 s by default, 0 for never, and no busy loop under 100 ms', () => {
+  assert.equal(parseConfig({}).EMBEDDED_VACUUM_INTERVAL_MS, 5000);
+  assert.equal(parseConfig({ EMBEDDED_VACUUM_INTERVAL_MS: '0' }).EMBEDDED_VACUUM_INTERVAL_MS, 0);
+  assert.equal(parseConfig({ EMBEDDED_VACUUM_INTERVAL_MS: '100' }).EMBEDDED_VACUUM_INTERVAL_MS, 100);
+  assert.match(refusal({ EMBEDDED_VACUUM_INTERVAL_MS: '5' }), /EMBEDDED_VACUUM_INTERVAL_MS.*at least 100/);
+});
