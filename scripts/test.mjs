@@ -25,6 +25,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { BROWSER_TESTS, ensureChromium } from './chromium.mjs';
 import { buildTestTree } from './test-tree.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -99,6 +100,9 @@ const groups = args.length
         concurrency,
       },
     ];
+
+const fromRoot = (file) => path.relative(ROOT, path.resolve(ROOT, file));
+if (groups.some((group) => group.files.some((f) => BROWSER_TESTS.includes(fromRoot(f))))) ensureChromium();
 
 // Temporary files (embedded databases copied from a template for every boot, data directories of
 // child services, browser profiles) go to memory where the machine has it: on this kind of

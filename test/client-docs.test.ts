@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { baseEnv } from './helpers/base-env.js';
+import { stopChild } from './helpers/stop-child.js';
 
 /**
  * docs/client.md is made of examples/client-tour.ts: every ```ts block of the page must be in the
@@ -36,8 +37,8 @@ before(async () => {
   });
   for (const m of out.matchAll(/^\s*export (FORECOURT_[A-Z_]+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
 });
-after(() => {
-  demo?.kill('SIGTERM');
+after(async () => {
+  await stopChild(demo);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -17,7 +17,7 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 /**
  * An operator's first day in the console, one test per task, in the order a day brings them: each
  * step through the page as an operator does it, each screen checked by axe (WCAG 2.2 AA) and for
- * width at 1366 × 768 and 390 × 844; the main screens photographed into docs/images/.
+ * width at 1366 × 768 and 390 × 844; the main screens photographed (test-results/console/; `npm run screenshots`: docs/images/).
  */
 let app: TestApp;
 let tree: Tree;

@@ -149,7 +149,7 @@ describe('GET /docs in headless Chromium', () => {
   test('lists the endpoints, authorizes with a secret, executes GET /listings, loads nothing from elsewhere', async () => {
     assert.ok(
       existsSync(CHROMIUM),
-      `no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package ` +
+      `no Chromium at ${CHROMIUM}: npm test installs Debian's chromium package when run as root ` +
         '(apt-get install --no-install-recommends chromium); elsewhere set CHROMIUM_PATH',
     );
     browser = await chromium.launch({

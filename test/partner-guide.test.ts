@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { baseEnv } from './helpers/base-env.js';
+import { stopChild } from './helpers/stop-child.js';
 
 /**
  * docs/partner-guide.md promises that every shell example runs as printed against `npm run demo`.
@@ -55,15 +56,7 @@ describe('docs/partner-guide.md against the demo', () => {
     return out;
   }
 
-  async function stopDemo(): Promise<void> {
-    if (demo && demo.exitCode === null && demo.signalCode === null) {
-      const exited = new Promise((resolve) => demo.once('exit', resolve));
-      demo.kill('SIGTERM');
-      const killer = setTimeout(() => demo.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    }
-  }
+  const stopDemo = () => stopChild(demo);
 
   before(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-guide-'));

@@ -11,8 +11,14 @@ import type { TestApp } from './app.js';
  * Playwright waits for what a step needs.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** The screenshots docs/operations.md shows: written by the tests, looked at, committed. */
-export const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'images');
+/**
+ * Where the screens are photographed: test-results/console/ (ignored by git), so a test run never
+ * rewrites a tracked file. `npm run screenshots` points SCREENSHOTS_DIR at docs/images/, the
+ * pictures docs/operations.md shows: looked at, then committed.
+ */
+export const SHOTS = path.resolve(
+  process.env.SCREENSHOTS_DIR ?? path.join(import.meta.dirname, '..', '..', 'test-results', 'console'),
+);
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Every WCAG 2.2 A and AA rule (target size, focus not obscured…) and axe's best practices. */
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
@@ -33,7 +39,10 @@ export interface ConsoleBrowser {
 }
 
 export async function openBrowser(app: TestApp): Promise<ConsoleBrowser> {
-  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `no Chromium at ${CHROMIUM}: npm test installs Debian's chromium package when it runs as root; else apt-get install chromium, or set CHROMIUM_PATH`,
+  );
   mkdirSync(SHOTS, { recursive: true });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -108,7 +117,7 @@ export async function signIn(page: Page, token: string): Promise<void> {
  * The screen as it is, at a computer's width and a phone's: axe finds nothing, the page is no
  * wider than the window, an id in a table is one line, and on the computer tables fit their box
  * (on a phone they may scroll inside it). With `shot`, a screenshot at each width into
- * docs/images/console-<shot>-<width>.png. `redraw`: how to draw the screen again at a new width
+ * SHOTS/console-<shot>-<width>.png. `redraw`: how to draw the screen again at a new width
  * (the charts are drawn for the width they have); by default, the page reloaded.
  */
 export async function fits(
