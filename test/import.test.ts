@@ -96,6 +96,19 @@ async function mine(secret: string): Promise<Map<string, any>> {
   }
 }
 
+/** Windows-1252 bytes of `text` (Node.js has no encoder for it): its letters of 0x80–0x9F, else Latin-1. */
+function windows1252(text: string): Buffer {
+  const high: Record<string, number> = { '€': 0x80, Š: 0x8a, Œ: 0x8c, š: 0x9a, œ: 0x9c, Ÿ: 0x9f };
+  return Buffer.from(
+    [...text].map((c) => {
+      const code = c.charCodeAt(0);
+      if (high[c] !== undefined) return high[c]!;
+      assert.ok(code < 0x80 || (code >= 0xa0 && code <= 0xff), `no Windows-1252 byte for ${c}`);
+      return code;
+    }),
+  );
+}
+
 function feedFile(name: string, content: string | Buffer): string {
   const file = path.join(dir, name);
   writeFileSync(file, content);
@@ -125,13 +138,18 @@ after(async () => {
 });
 
 describe('forecourt import: reading a feed', () => {
-  test('ISO-8859-15 is detected when the bytes are not UTF-8; a UTF-8 BOM is dropped', () => {
+  test('Windows-1252 or ISO-8859-15 is detected when the bytes are not UTF-8; a UTF-8 BOM is dropped', () => {
     assert.deepEqual(decode(Buffer.from('Citroën €', 'utf8')), { text: 'Citroën €', encoding: 'utf-8' });
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('title', 'utf8')]);
     assert.equal(decode(bom).text, 'title');
     // "Citroën 9 €" in ISO-8859-15: ë is 0xEB, € is 0xA4.
     const latin9 = Buffer.from([0x43, 0x69, 0x74, 0x72, 0x6f, 0xeb, 0x6e, 0x20, 0x39, 0x20, 0xa4]);
-    assert.deepEqual(decode(latin9), { text: 'Citroën 9 €', encoding: 'iso-8859-15' });
+    assert.equal(decode(latin9).text, 'Citroën 9 €');
+    assert.equal(decode(latin9).encoding, 'iso-8859-15');
+    // The same in Windows-1252: € is 0x80 (a control character in ISO-8859-15).
+    const cp1252 = Buffer.from([0x43, 0x69, 0x74, 0x72, 0x6f, 0xeb, 0x6e, 0x20, 0x39, 0x20, 0x80]);
+    assert.equal(decode(cp1252).text, 'Citroën 9 €');
+    assert.equal(decode(cp1252).encoding, 'windows-1252');
   });
 
   test('the delimiter is the one the header holds most of, outside quotes', () => {
@@ -177,7 +195,7 @@ describe('forecourt import: reading a feed', () => {
 });
 
 describe('forecourt import against the service', () => {
-  test('a semicolon ISO-8859-15 feed: good rows written, bad ones in the report with row, field, value, reason', async () => {
+  test('a semicolon Latin-1 feed: good rows written, bad ones in the report with row, field, value, reason', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
     const ref = unique('LAT');
     const csv = [
@@ -191,9 +209,10 @@ describe('forecourt import against the service', () => {
 
     const run = await runImport([feed], { secret: partner.secret });
     assert.equal(run.code, 1, run.stderr);
+    // ë is 0xEB in Windows-1252 and ISO-8859-15 alike: the encoding of Windows exports is taken.
     assert.match(
       run.stderr,
-      /4 listings \(CSV, delimiter ";", ISO-8859-15\); ignored columns: Interne notitie/,
+      /4 listings \(CSV, delimiter ";", encoding Windows-1252: not UTF-8 \(read as Windows-1252, the encoding of Windows exports\); --encoding says otherwise\); ignored columns: Interne notitie/,
     );
     // 11250,50 has a decimal comma, so the column writes 1.234,56 and its 12.450 is 12450 euro.
     assert.match(run.stderr, /column "Price": numbers read as 1\.234,56, as row 2: "11250,50" shows/);
@@ -575,6 +594,420 @@ describe('forecourt import against the service', () => {
       readReport(report).some((row) => row.includes(`${ref}-9`)),
       'the failed row is in it',
     );
+  });
+
+  test('a Belgian DMS export as it is (Windows-1252, CRLF, Dutch headers, no title column) reads back exactly; the same feed in UTF-8 with a BOM gives the same listings', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('DMS');
+    const header =
+      "Referentie;Merk;Model;Uitvoering;Prijs;Kilometerstand;Bouwjaar;Brandstof;Transmissie;Eerste inschrijving;Foto's";
+    // What the partner's dealer system wrote, and what each listing must read back as.
+    const cars: {
+      cells: string[];
+      brand: string;
+      title: string;
+      price: number;
+      first: string;
+      mileage: number;
+    }[] = [
+      [
+        'Škoda',
+        'Octavia',
+        'Combi 2.0 TDI Style',
+        '€ 18.750',
+        '88.500',
+        '2020',
+        'Diesel',
+        'Manueel',
+        '15/03/2021',
+        18750,
+        '2021-03-15',
+        88500,
+      ],
+      [
+        'Citroën',
+        'C4',
+        '1.2 PureTech Feel',
+        '12.500,00',
+        '61.200 km',
+        '2019',
+        'Benzine',
+        'Automaat',
+        '01-09-2019',
+        12500,
+        '2019-09-01',
+        61200,
+      ],
+      [
+        'Škoda',
+        'Fabia',
+        'Œuvre Édition',
+        '€ 9.950,-',
+        '120.000',
+        '2016',
+        'Benzine',
+        'Manueel',
+        '28/02/2016',
+        9950,
+        '2016-02-28',
+        120000,
+      ],
+      [
+        'Citroën',
+        'Berlingo',
+        'Cœur 1.5 BlueHDi',
+        '€ 21.500',
+        '45.000',
+        '2021',
+        'Diesel',
+        'Manueel',
+        '03/2021',
+        21500,
+        '2021-03-01',
+        45000,
+      ],
+      [
+        'Volkswagen',
+        'Golf',
+        '1.5 eTSI Life',
+        '€ 24.990',
+        '21.000',
+        '2022',
+        'Benzine',
+        'DSG',
+        '30-06-2022',
+        24990,
+        '2022-06-30',
+        21000,
+      ],
+      [
+        'Toyota',
+        'C-HR',
+        '1.8 Hybrid C-Ult',
+        '€ 19.750',
+        '42.000',
+        '2021',
+        'Hybride',
+        'CVT',
+        '12/01/2021',
+        19750,
+        '2021-01-12',
+        42000,
+      ],
+      [
+        'Renault',
+        'Clio',
+        'Zoë-pakket',
+        '€ 11.250',
+        '75.300',
+        '2018',
+        'Benzine',
+        'Manueel',
+        '07/05/2018',
+        11250,
+        '2018-05-07',
+        75300,
+      ],
+      [
+        'Peugeot',
+        '208',
+        'Allure',
+        '€ 14.990',
+        '33.000',
+        '2020',
+        'Benzine',
+        'Automaat',
+        '11-11-2020',
+        14990,
+        '2020-11-11',
+        33000,
+      ],
+      [
+        'Opel',
+        'Corsa',
+        'Édition',
+        '€ 8.750',
+        '98.000',
+        '2015',
+        'Diesel',
+        'Manueel',
+        '04/2015',
+        8750,
+        '2015-04-01',
+        98000,
+      ],
+      [
+        'BMW',
+        '118i',
+        'M Sport',
+        '€ 27.450',
+        '18.500',
+        '2022',
+        'Benzine',
+        'Automaat',
+        '25/07/2022',
+        27450,
+        '2022-07-25',
+        18500,
+      ],
+      [
+        'Kia',
+        'Niro',
+        'Hybride Pulse',
+        '€ 23.900',
+        '29.999',
+        '2021',
+        'Hybride',
+        'Automaat',
+        '02/02/2021',
+        23900,
+        '2021-02-02',
+        29999,
+      ],
+      [
+        'Dacia',
+        'Sandero',
+        'Stepway Benzine/LPG',
+        '€ 12.750',
+        '51.000',
+        '2020',
+        'Benzine/LPG',
+        'Manueel',
+        '19/10/2020',
+        12750,
+        '2020-10-19',
+        51000,
+      ],
+      [
+        'Škoda',
+        'Kodiaq',
+        '2.0 TDI Sportline',
+        '€ 36.900',
+        '12.000',
+        '2023',
+        'Diesel',
+        'DSG',
+        '01/03/2023',
+        36900,
+        '2023-03-01',
+        12000,
+      ],
+      [
+        'Mercedes-Benz',
+        'A 180',
+        'Business Solution',
+        '€ 25.750',
+        '39.000',
+        '2021',
+        'Benzine',
+        'Automaat',
+        '16-08-2021',
+        25750,
+        '2021-08-16',
+        39000,
+      ],
+      [
+        'Citroën',
+        'C3',
+        'Shine',
+        '€ 13.450',
+        '47.800',
+        '2019',
+        'Benzine',
+        'Manueel',
+        '09/2019',
+        13450,
+        '2019-09-01',
+        47800,
+      ],
+    ].map(([brand, model, variant, price, km, year, fuel, gearbox, first, euros, iso, mileage]) => ({
+      cells: [brand, model, variant, price, km, year, fuel, gearbox, first] as string[],
+      brand: brand as string,
+      title: `${brand} ${model} ${variant}`,
+      price: euros as number,
+      first: iso as string,
+      mileage: mileage as number,
+    }));
+    const lines = (prefix: string) => [
+      header,
+      ...cars.map(
+        (car, i) =>
+          `${prefix}-${i + 1};${car.cells.join(';')};https://img.example/${i}-1.jpg|https://img.example/${i}-2.jpg`,
+      ),
+    ];
+    const check = async (prefix: string) => {
+      const stock = await mine(partner.secret);
+      for (const [i, car] of cars.entries()) {
+        const listing = stock.get(`${prefix}-${i + 1}`);
+        assert.ok(listing, `${prefix}-${i + 1} imported`);
+        assert.deepEqual(
+          {
+            brand: listing.brand,
+            title: listing.title,
+            price: listing.price,
+            firstRegistration: listing.firstRegistration,
+            mileage: listing.mileage,
+            status: listing.status,
+            images: listing.images.length,
+          },
+          {
+            brand: car.brand,
+            title: car.title,
+            price: car.price,
+            firstRegistration: car.first,
+            mileage: car.mileage,
+            status: 'active',
+            images: 2,
+          },
+        );
+      }
+      assert.equal(stock.get(`${prefix}-12`).fuelType, 'lpg', 'Benzine/LPG: the gas it runs on');
+      assert.equal(stock.get(`${prefix}-1`).transmission, 'manual');
+      return stock;
+    };
+
+    const legacy = feedFile(`${ref}-1252.csv`, windows1252(lines(`${ref}-W`).join('\r\n')));
+    const run = await runImport([legacy], { secret: partner.secret });
+    assert.equal(run.code, 0, `${run.stderr}\n${readFileSync(`${legacy}.import-report.csv`, 'utf8')}`);
+    assert.match(
+      run.stderr,
+      /15 listings \(CSV, delimiter ";", encoding Windows-1252: not UTF-8, and byte 0x8A \("Š" in Windows-1252\) is a control character in ISO-8859-15/,
+    );
+    assert.match(
+      run.stderr,
+      /the feed has no title column: titles made from "\{brand\} \{model\} \{variant\}"/,
+    );
+    assert.match(run.stdout, /created 15 · updated 0 · unchanged 0 · superseded 0 · failed 0/);
+    const fromLegacy = await check(`${ref}-W`);
+
+    const bom = feedFile(
+      `${ref}-utf8.csv`,
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines(`${ref}-U`).join('\r\n'))]),
+    );
+    const utf8 = await runImport([bom], { secret: partner.secret });
+    assert.equal(utf8.code, 0, utf8.stderr);
+    assert.match(utf8.stderr, /15 listings \(CSV, delimiter ";", encoding UTF-8\)/);
+    const fromUtf8 = await check(`${ref}-U`);
+    const shape = (l: Record<string, unknown>) => {
+      const { id, externalReference, slug, listingUrl, createdAt, updatedAt, ...rest } = l;
+      return rest;
+    };
+    for (let i = 1; i <= 15; i++) {
+      assert.deepEqual(shape(fromUtf8.get(`${ref}-U-${i}`)), shape(fromLegacy.get(`${ref}-W-${i}`)));
+    }
+  });
+
+  test('a Windows-1252 feed read as ISO-8859-15 (--encoding) is refused row by row, naming the encoding and --encoding', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('C1');
+    const feed = feedFile(
+      `${ref}.csv`,
+      windows1252(
+        ['Referentie;Merk;Model;Prijs', `${ref}-1;Škoda;Octavia;18750`, `${ref}-2;Citroën;C3;9950`].join(
+          '\r\n',
+        ),
+      ),
+    );
+    const run = await runImport([feed, '--encoding', 'latin-9'], { secret: partner.secret });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /encoding ISO-8859-15\)/);
+    assert.match(run.stderr, /1 row is not sent: text with control characters/);
+    assert.match(run.stdout, /created 1 · .* failed 1/);
+    const [, row, ...rest] = readReport(`${feed}.import-report.csv`);
+    assert.deepEqual(rest, []);
+    assert.deepEqual(row!.slice(0, 4), ['2', `${ref}-1`, 'NOT_SENT', 'brand; title']);
+    assert.match(
+      row![5]!,
+      /holds U\+008A, a control character \(at character 1\).*read as ISO-8859-15; .*--encoding windows-1252/,
+    );
+    const stock = await mine(partner.secret);
+    assert.ok(!stock.has(`${ref}-1`), 'never imported as "\\u008Akoda"');
+    assert.equal(stock.get(`${ref}-2`).brand, 'Citroën');
+    // Named right, the same bytes import whole.
+    const named = await runImport([feed, '--encoding', 'windows-1252'], { secret: partner.secret });
+    assert.equal(named.code, 0, named.stderr);
+    assert.equal((await mine(partner.secret)).get(`${ref}-1`).brand, 'Škoda');
+  });
+
+  test('--title, --location, dates (--date-order), price on request and bi-fuel cars', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const ref = unique('OPT');
+    const feed = feedFile(
+      `${ref}.csv`,
+      [
+        'Referentie;Vestigingscode;Merk;Model;Bouwjaar;Prijs;Brandstof;Eerste inschrijving',
+        `${ref}-1;;Kia;Ceed;2021;€ 18.750,00;Benzine/LPG;04/03/2021`,
+        `${ref}-2;${tree.codes.A2};Kia;Rio;2020;Prijs op aanvraag;LPG/Benzine;05-2020`,
+        `${ref}-3;;Kia;Picanto;2019;POA;Benzine/CNG;2019-06-30`,
+        `${ref}-4;;Kia;Stonic;2022;€ 17.500,00;Benzine;13/13/2022`,
+      ].join('\r\n'),
+    );
+    const run = await runImport(
+      [feed, '--location', tree.codes.A1!, '--title', '{brand} {model} ({Bouwjaar})'],
+      {
+        secret: partner.secret,
+      },
+    );
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `--location ${tree.codes.A1}: 3 rows without a location of their own go to ${tree.codes.A1}; 1 name their own`,
+      ),
+    );
+    assert.match(run.stderr, /titles made from --title "\{brand\} \{model\} \(\{Bouwjaar\}\)"/);
+    assert.match(
+      run.stderr,
+      /column "Prijs": 2 rows say price on request \(row 3, 4\): imported as drafts without a price/,
+    );
+    assert.match(run.stderr, /"Benzine\/LPG" \(bi-fuel\) read as lpg/);
+    assert.match(run.stderr, /column "Eerste inschrijving": 1 date could not be read \(row 5\)/);
+    assert.match(run.stdout, /2 were imported as drafts \(price on request\): named in the report/);
+    const stock = await mine(partner.secret);
+    const at = (n: number) => stock.get(`${ref}-${n}`);
+    assert.deepEqual(
+      [1, 2, 3].map((n) => [
+        at(n).title,
+        at(n).status,
+        at(n).price ?? null,
+        at(n).fuelType,
+        at(n).firstRegistration,
+      ]),
+      [
+        ['Kia Ceed (2021)', 'active', 18750, 'lpg', '2021-03-04'], // 4 March: never April 3rd
+        ['Kia Rio (2020)', 'draft', null, 'lpg', '2020-05-01'],
+        ['Kia Picanto (2019)', 'draft', null, 'cng', '2019-06-30'],
+      ],
+    );
+    assert.equal(at(1).dealer.locationCode ?? at(1).dealerLocationCode, tree.codes.A1);
+    assert.equal(
+      at(2).dealer.locationCode ?? at(2).dealerLocationCode,
+      tree.codes.A2,
+      "a row's own location wins",
+    );
+    const report = readReport(`${feed}.import-report.csv`).slice(1);
+    assert.deepEqual(
+      report.map((r) => r.slice(0, 5)),
+      [
+        ['3', `${ref}-2`, 'PRICE_ON_REQUEST', 'price', 'Prijs op aanvraag'],
+        ['4', `${ref}-3`, 'PRICE_ON_REQUEST', 'price', 'POA'],
+        ['5', `${ref}-4`, 'VALIDATION_FAILED', 'firstRegistration', '13/13/2022'],
+      ],
+    );
+    assert.match(report[0]![5]!, /price on request: imported as a draft without a price/);
+    assert.match(report[2]![5]!, /has no month 13/);
+
+    // A feed that writes the month first says so.
+    const us = feedFile(
+      `${ref}-us.csv`,
+      [`Referentie;Titel;Prijs;Eerste inschrijving`, `${ref}-5;Kia Soul;9000;03/15/2021`].join('\n'),
+    );
+    const refused = await runImport([us], { secret: partner.secret });
+    assert.equal(refused.code, 1);
+    assert.match(readFileSync(`${us}.import-report.csv`, 'utf8'), /--date-order mdy/);
+    const told = await runImport([us, '--date-order', 'mdy'], { secret: partner.secret });
+    assert.equal(told.code, 0, told.stderr);
+    assert.equal((await mine(partner.secret)).get(`${ref}-5`).firstRegistration, '2021-03-15');
   });
 
   test('bad options and a wrong secret stop at once with exit code 2 and a reason', async () => {

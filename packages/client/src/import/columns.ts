@@ -114,14 +114,13 @@ export function mapColumns(header: string[], custom: CustomColumns = new Map()):
     }
     seen.set(field, name);
   });
-  for (const required of ['externalReference', 'title']) {
-    if (!seen.has(required)) {
-      throw new CliError(
-        `the feed has no ${required} column (header: ${header.join(', ') || 'empty'}); ` +
-          'columns are named after the fields of a listing (or in Dutch or French: Referentie, ' +
-          'Titel, Référence, Titre…); name your own with --columns FILE, see docs/import.md',
-      );
-    }
+  // No title column is fine: titles are then made from brand, model and variant (./title.ts).
+  if (!seen.has('externalReference')) {
+    throw new CliError(
+      `the feed has no externalReference column (header: ${header.join(', ') || 'empty'}); ` +
+        'columns are named after the fields of a listing (or in Dutch or French: Referentie, ' +
+        'Référence, Stocknummer…); name your own with --columns FILE, see docs/import.md',
+    );
   }
   return { header, fields, ignored: header.filter((name, i) => !fields[i] && name !== '') };
 }

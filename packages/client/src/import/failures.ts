@@ -2,11 +2,20 @@ import type { ItemResult } from '../index.js';
 import type { Feed } from './feed.js';
 import type { Failure, ImportState } from './state.js';
 
-/** One batch's results into the state: counts, and a failure with row, field and value for each refusal. */
-export function record(state: ImportState, feed: Feed, offset: number, results: ItemResult[]): Failure[] {
+/**
+ * One batch's results into the state: counts, and a failure with row, field and value for each
+ * refusal. `positions` gives the feed position of each item sent (rows the importer refused itself
+ * are not sent).
+ */
+export function record(
+  state: ImportState,
+  feed: Feed,
+  positions: readonly number[],
+  results: ItemResult[],
+): Failure[] {
   const added: Failure[] = [];
   for (const result of results) {
-    const position = offset + result.index;
+    const position = positions[result.index]!;
     const row = feed.rows[position]!;
     if (result.ok) {
       state.counts[result.outcome]++;
@@ -54,4 +63,42 @@ function valueAt(listing: Record<string, unknown>, path: string): { value?: stri
   }
   if (value === undefined || (typeof value === 'object' && value !== null)) return {};
   return { value: String(value).slice(0, 200) };
+}
+
+/** A row the importer did not send (./feed.ts: `refused`), as a failure of the report. */
+export function localFailure(feed: Feed, position: number): Failure {
+  const row = feed.rows[position]!;
+  const reference = row.listing?.externalReference;
+  const issues = Object.entries(row.refused ?? {}).map(([path, message]) => ({
+    path,
+    message,
+    ...valueAt(row.listing, path),
+  }));
+  return {
+    row: row.row,
+    position,
+    ...(typeof reference === 'string' ? { reference } : {}),
+    code: 'NOT_SENT',
+    message: 'the importer did not send this row',
+    issues,
+  };
+}
+
+/** What the report tells of rows that were taken but not as the feed wrote them (price on request). */
+export function toldRows(feed: Feed, failures: readonly Failure[], done: number): Failure[] {
+  const failed = new Set(failures.map((f) => f.position));
+  return feed.rows.flatMap((row, position) => {
+    if (!row.told || position >= done || failed.has(position)) return [];
+    const reference = row.listing?.externalReference;
+    return [
+      {
+        row: row.row,
+        position,
+        ...(typeof reference === 'string' ? { reference } : {}),
+        code: row.told.code,
+        message: row.told.reason,
+        issues: [{ path: row.told.field, message: row.told.reason, value: row.told.value }],
+      },
+    ];
+  });
 }

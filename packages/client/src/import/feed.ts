@@ -1,18 +1,30 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
+import { foldName } from './column-names.js';
 import { type ColumnMap, type CustomColumns, kindOf, mapColumns, rowToListing } from './columns.js';
+import { DATE_FIELDS, type DateOrder, readDate } from './dates.js';
+import { c1Reason, type Decoded, decode as decodeBytes, type Encoding } from './encoding.js';
 import { CliError } from './errors.js';
+import { biFuel, isPriceOnRequest, PRICE_ON_REQUEST_NOTE } from './feed-values.js';
 import { readNumberColumn } from './number-columns.js';
 import type { NumberFormat } from './numbers.js';
+import { DEFAULT_TITLE, makeTitle, parseTitleTemplate, type TitleTemplate } from './title.js';
 
 /** One listing of the feed, with where it came from (for the report). */
 export interface FeedRow {
   /** CSV: the row number a spreadsheet shows (the header is row 1). JSON: the item's position, from 1. */
   row: number;
   listing: Record<string, unknown>;
-  /** Why a cell was not read (an ambiguous number), by field: the report gives it as the reason. */
+  /** Why a cell was not read (an ambiguous number, a date), by field: the report gives it as the reason. */
   notes?: Record<string, string>;
+  /**
+   * Fields the importer refuses itself, with the reason (text that still holds a C1 control
+   * character after decoding): the row is not sent, and the report gives these.
+   */
+  refused?: Record<string, string>;
+  /** What the importer decided for the row that the report tells although the row is taken. */
+  told?: { code: string; field: string; value: string; reason: string };
 }
 
 export interface Feed {
@@ -20,15 +32,16 @@ export interface Feed {
   rows: FeedRow[];
   /** SHA-256 of the file's bytes: a resume is only valid for the very same feed. */
   sha256: string;
-  /** CSV only: how the file was read. */
+  /** CSV only: how the file was read, and why that encoding when it was detected and not UTF-8. */
   encoding?: Encoding;
+  encodingWhy?: string;
   delimiter?: string;
   columns?: ColumnMap;
-  /** CSV only: how number columns were read, where that needs saying. */
-  numberNotes?: string[];
+  /** What to say at the start of the run about how the feed was read (numbers, dates, titles…). */
+  notes: string[];
 }
 
-export type Encoding = 'utf-8' | 'iso-8859-15';
+export type { Encoding };
 
 export interface FeedOptions {
   /** Overrides the detection. */
@@ -40,6 +53,12 @@ export interface FeedOptions {
   numberFormat?: NumberFormat;
   /** `--columns`: the feed's own column names. */
   columns?: CustomColumns;
+  /** `--date-order`: how dates write day, month and year (default dmy). */
+  dateOrder?: DateOrder;
+  /** `--title`: a template every row's title is made from. */
+  title?: string;
+  /** `--location`: the location of rows that name none. */
+  location?: string;
 }
 
 export function readFeed(file: string, options: FeedOptions = {}): Feed {
@@ -52,27 +71,50 @@ export function readFeed(file: string, options: FeedOptions = {}): Feed {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const format = options.format ?? (/\.json$/i.test(file) ? 'json' : 'csv');
   const text = decode(bytes, format === 'json' ? 'utf-8' : options.encoding);
-  if (format === 'json') return { format, rows: jsonRows(text.text), sha256 };
-  const delimiter = options.delimiter ?? detectDelimiter(text.text);
-  const { rows, columns } = csvRows(text.text, delimiter, options.columns);
-  const numberNotes = readNumbers(rows, columns, options.numberFormat);
-  return { format, rows, sha256, encoding: text.encoding, delimiter, columns, numberNotes };
+  const notes: string[] = [];
+  let feed: Feed;
+  if (format === 'json') {
+    feed = { format, rows: jsonRows(text.text), sha256, notes };
+    if (options.title) notes.push(...applyTitle(feed.rows, parseTitleTemplate(options.title), 'option'));
+  } else {
+    const delimiter = options.delimiter ?? detectDelimiter(text.text);
+    const { rows, columns, cells } = csvRows(text.text, delimiter, options.columns);
+    feed = {
+      format,
+      rows,
+      sha256,
+      encoding: text.encoding,
+      ...(text.why ? { encodingWhy: text.why } : {}),
+      delimiter,
+      columns,
+      notes,
+    };
+    notes.push(...readPriceOnRequest(rows, columns));
+    notes.push(...readNumbers(rows, columns, options.numberFormat));
+    notes.push(...readDates(rows, columns, options.dateOrder ?? 'dmy'));
+    notes.push(...readBiFuel(rows, columns));
+    const hasTitle = columns.fields.includes('title');
+    if (options.title || !hasTitle) {
+      const fold = foldName;
+      const template = parseTitleTemplate(options.title ?? DEFAULT_TITLE, columns.header, fold);
+      const byColumn = (index: number) => (part: { field: string } | { column: string }) => {
+        const at =
+          'field' in part
+            ? columns.fields.indexOf(part.field)
+            : columns.header.findIndex((h) => fold(h) === part.column);
+        return at < 0 ? undefined : cells[index]![at];
+      };
+      notes.push(...applyTitle(rows, template, options.title ? 'option' : 'default', byColumn, hasTitle));
+    }
+  }
+  if (options.location) notes.push(...applyLocation(feed.rows, options.location));
+  refuseControlCharacters(feed.rows, feed.format === 'csv' ? text.encoding : undefined);
+  return feed;
 }
 
-/**
- * UTF-8 when the bytes are valid UTF-8 (a BOM is dropped), ISO-8859-15 otherwise: every byte
- * sequence is valid ISO-8859-15, and a Latin-1 file is almost never valid UTF-8 by accident
- * (an "é" alone, 0xE9, starts a 3-byte sequence that the next letters do not continue).
- */
-export function decode(bytes: Buffer, forced?: Encoding): { text: string; encoding: Encoding } {
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const body = bom ? bytes.subarray(3) : bytes;
-  if (forced) return { text: new TextDecoder(forced).decode(body), encoding: forced };
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
-  } catch {
-    return { text: new TextDecoder('iso-8859-15').decode(body), encoding: 'iso-8859-15' };
-  }
+/** The decoding of the feed's bytes (./encoding.ts). */
+export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
+  return decodeBytes(bytes, forced);
 }
 
 /** `;` or `,` (or a tab): whichever the header line holds more of, outside quotes. */
@@ -92,7 +134,7 @@ function csvRows(
   text: string,
   delimiter: string,
   custom: CustomColumns | undefined,
-): { rows: FeedRow[]; columns: ColumnMap } {
+): { rows: FeedRow[]; columns: ColumnMap; cells: string[][] } {
   let records: string[][];
   try {
     records = parse(text, {
@@ -109,7 +151,7 @@ function csvRows(
   if (!header) throw new CliError('the feed is empty: a CSV feed starts with a header row');
   const columns = mapColumns(header, custom);
   const rows = body.map((cells, i) => ({ row: i + 2, listing: rowToListing(columns, cells) }));
-  return { rows, columns };
+  return { rows, columns, cells: body };
 }
 
 /**
@@ -135,6 +177,162 @@ function readNumbers(rows: FeedRow[], columns: ColumnMap, forced: NumberFormat |
     if (result.note) notes.push(result.note);
   });
   return notes;
+}
+
+/** Rows' spreadsheet numbers, at most five and "…" (for the notes). */
+function rowList(rows: readonly number[]): string {
+  return rows.slice(0, 5).join(', ') + (rows.length > 5 ? `, … (${rows.length} rows)` : '');
+}
+
+/** The header name of a field's column (for the notes). */
+const columnOf = (columns: ColumnMap, field: string) =>
+  columns.header[columns.fields.indexOf(field)] ?? field;
+
+/**
+ * "Prijs op aanvraag", "Prix sur demande", "POA": the car has no public price. It is imported as a
+ * draft (a listing for sale needs a price) with no price, and the report says so for each row; a
+ * row with a status of its own keeps it (the service then says whether it needs a price).
+ */
+function readPriceOnRequest(rows: FeedRow[], columns: ColumnMap): string[] {
+  if (!columns.fields.includes('price')) return [];
+  const found: number[] = [];
+  for (const r of rows) {
+    const cell = r.listing.price;
+    if (typeof cell !== 'string' || !isPriceOnRequest(cell)) continue;
+    delete r.listing.price;
+    found.push(r.row);
+    if (r.listing.status === undefined) {
+      r.listing.status = 'draft';
+      r.told = { code: 'PRICE_ON_REQUEST', field: 'price', value: cell, reason: PRICE_ON_REQUEST_NOTE };
+    }
+  }
+  if (found.length === 0) return [];
+  return [
+    `column "${columnOf(columns, 'price')}": ${found.length === 1 ? '1 row says' : `${found.length} rows say`} ` +
+      `price on request (row ${rowList(found)}): imported as ${found.length === 1 ? 'a draft' : 'drafts'} without a price, named in the report`,
+  ];
+}
+
+/** Date columns (firstRegistration) as the service takes them, day first unless --date-order says. */
+function readDates(rows: FeedRow[], columns: ColumnMap, order: DateOrder): string[] {
+  const notes: string[] = [];
+  for (const field of DATE_FIELDS) {
+    if (!columns.fields.includes(field)) continue;
+    const refused: number[] = [];
+    for (const r of rows) {
+      const cell = r.listing[field];
+      if (typeof cell !== 'string') continue;
+      const date = readDate(cell, order);
+      if ('value' in date) r.listing[field] = date.value;
+      else {
+        r.notes = { ...r.notes, [field]: date.reason };
+        refused.push(r.row);
+      }
+    }
+    if (refused.length > 0) {
+      notes.push(
+        `column "${columnOf(columns, field)}": ${refused.length} ${refused.length === 1 ? 'date' : 'dates'} ` +
+          `could not be read (row ${rowList(refused)}) and will be refused; dates are read ` +
+          `${order === 'dmy' ? 'day first (dd/mm/yyyy, dd-mm-yyyy, mm/yyyy, yyyy-mm-dd)' : `as --date-order ${order}`}`,
+      );
+    }
+  }
+  return notes;
+}
+
+/** `Benzine/LPG` and the like: a bi-fuel car is listed by its gas (./feed-values.ts). */
+function readBiFuel(rows: FeedRow[], columns: ColumnMap): string[] {
+  const seen = new Map<string, { to: string; rows: number[] }>();
+  for (const r of rows) {
+    const cell = r.listing.fuelType;
+    if (typeof cell !== 'string') continue;
+    const gas = biFuel(cell);
+    if (!gas) continue;
+    r.listing.fuelType = gas;
+    const entry = seen.get(cell) ?? { to: gas, rows: [] };
+    entry.rows.push(r.row);
+    seen.set(cell, entry);
+  }
+  return [...seen].map(
+    ([cell, { to, rows: at }]) =>
+      `column "${columnOf(columns, 'fuelType')}": "${cell}" (bi-fuel) read as ${to}, the gas it also runs on (row ${rowList(at)})`,
+  );
+}
+
+/**
+ * Titles from a template: --title for every row, or the default (brand, model, variant) when the
+ * feed has no title column. A row whose placeholders are all empty gets none (the service then
+ * says a title is required).
+ */
+function applyTitle(
+  rows: FeedRow[],
+  template: TitleTemplate,
+  why: 'option' | 'default',
+  cellOf?: (index: number) => (part: { field: string } | { column: string }) => string | undefined,
+  hasTitleColumn = false,
+): string[] {
+  let made = 0;
+  rows.forEach((r, index) => {
+    if (!r.listing || typeof r.listing !== 'object') return;
+    const read =
+      cellOf?.(index) ??
+      ((part: { field: string } | { column: string }) => {
+        const value = 'field' in part ? r.listing[part.field] : undefined;
+        return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+      });
+    const title = makeTitle(template, read);
+    if (title === undefined) delete r.listing.title;
+    else {
+      r.listing.title = title;
+      made++;
+    }
+  });
+  const empty = rows.length - made;
+  const rest =
+    empty > 0 ? `; ${empty} ${empty === 1 ? 'row has' : 'rows have'} none of its fields, so no title` : '';
+  return [
+    why === 'option'
+      ? `titles made from --title "${template.text}"${hasTitleColumn ? ' (the title column is not used)' : ''}${rest}`
+      : `the feed has no title column: titles made from "${template.text}" (--title TEMPLATE says otherwise)${rest}`,
+  ];
+}
+
+/** --location CODE: the location of every row that names none (a row's own column wins). */
+function applyLocation(rows: FeedRow[], code: string): string[] {
+  let given = 0;
+  for (const r of rows) {
+    if (!r.listing || typeof r.listing !== 'object') continue;
+    const own = r.listing.dealerLocationCode ?? r.listing.dealerProfileId;
+    if (own !== undefined && own !== null && own !== '') continue;
+    r.listing.dealerLocationCode = code;
+    given++;
+  }
+  const own = rows.length - given;
+  return [
+    `--location ${code}: ${given} ${given === 1 ? 'row' : 'rows'} without a location of ${given === 1 ? 'its' : 'their'} own go to ${code}` +
+      (own > 0 ? `; ${own} name their own` : ''),
+  ];
+}
+
+/**
+ * Text still holding a C1 control character after decoding (U+0080–U+009F) was read in the wrong
+ * encoding (`Škoda` from Windows-1252 read as ISO-8859-15 holds U+008A): the row is not sent, and
+ * the report says which encoding was used and how to name the right one.
+ */
+function refuseControlCharacters(rows: FeedRow[], encoding: Encoding | undefined): void {
+  for (const r of rows) {
+    if (!r.listing || typeof r.listing !== 'object') continue;
+    for (const [field, value] of Object.entries(r.listing)) {
+      const texts = Array.isArray(value) ? value : [value];
+      for (const text of texts) {
+        const reason = typeof text === 'string' ? c1Reason(text, encoding) : undefined;
+        if (reason) {
+          r.refused = { ...r.refused, [field]: reason };
+          break;
+        }
+      }
+    }
+  }
 }
 
 /** An array of listings, or an object holding it under `items`, `listings` or `data`. */

@@ -1,4 +1,5 @@
 import { ForecourtError, type WaitInfo } from '../index.js';
+import { ENCODING_NAME } from './encoding.js';
 import type { Feed } from './feed.js';
 import type { Settings } from './settings.js';
 import type { Counts } from './state.js';
@@ -6,10 +7,12 @@ import type { Counts } from './state.js';
 /** What `forecourt import` tells: the feed it read, its repeats, waits, errors and the summary. */
 
 export function describeFeed(file: string, feed: Feed): string {
+  const encoding = feed.encoding ? ENCODING_NAME[feed.encoding] : '';
+  const why = feed.encodingWhy ? `: ${feed.encodingWhy}; --encoding says otherwise` : '';
   const how =
     feed.format === 'json'
       ? 'JSON'
-      : `CSV, delimiter "${feed.delimiter === '\t' ? 'tab' : feed.delimiter}", ${feed.encoding?.toUpperCase()}`;
+      : `CSV, delimiter "${feed.delimiter === '\t' ? 'tab' : feed.delimiter}", encoding ${encoding}${why}`;
   const ignored = feed.columns?.ignored.length ? `; ignored columns: ${feed.columns.ignored.join(', ')}` : '';
   return `${file}: ${feed.rows.length} listings (${how})${ignored}`;
 }
@@ -58,6 +61,7 @@ export function summary(
   counts: Counts,
   failed: number,
   markedSold?: number,
+  told = 0,
 ): string {
   const verb = s.dryRun ? 'would be ' : '';
   const lines = [
@@ -67,6 +71,11 @@ export function summary(
     ...(markedSold === undefined
       ? []
       : [`  ${s.dryRun ? 'would mark' : 'marked'} sold (missing from the feed): ${markedSold}`]),
+    ...(told > 0
+      ? [
+          `  ${told} ${s.dryRun ? 'would be' : told === 1 ? 'was' : 'were'} imported as ${told === 1 ? 'a draft' : 'drafts'} (price on request): named in the report`,
+        ]
+      : []),
     failed > 0
       ? `  ${failed} failed: see ${s.reportPath} (row, reference, code, field, value, reason)`
       : `  report: ${s.reportPath} (no failures)`,

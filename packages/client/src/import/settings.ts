@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { DATE_ORDERS, type DateOrder } from './dates.js';
+import { type Encoding, encodingOption } from './encoding.js';
 import { UsageError } from './errors.js';
 import { FORMAT_NAME, type NumberFormat, numberFormatOption } from './numbers.js';
 
@@ -13,8 +15,10 @@ Uploads a feed of listings to the Forecourt partner API in batches of 100 (docs/
   --mark-missing-sold   the feed is your whole stock: your unsold listings missing from it
                         are marked sold (refused above 20% of them without --force)
   --force               with --mark-missing-sold: go ahead above 20%
-  --location CODE       with --mark-missing-sold: the feed is the stock of this location only
-                        (repeatable); your listings elsewhere are left alone
+  --location CODE       the location (its code) of every row that names none: a row's own
+                        dealerLocationCode or dealerProfileId wins. With --mark-missing-sold
+                        also: the feed is the stock of this location only (repeatable there);
+                        your listings elsewhere are left alone
   --locations-from-feed with --mark-missing-sold: the feed is the stock of the locations it names
   --all-locations       with --mark-missing-sold: the feed is your stock at every location
                         (without one of these three, a feed naming only some of your locations
@@ -25,10 +29,16 @@ Uploads a feed of listings to the Forecourt partner API in batches of 100 (docs/
                         does not know, e.g. {"Stock nr": "externalReference", "Pk": null}
   --number-format F     how the feed writes numbers: 1.234,56 or 1,234.56 (default: read from
                         each column; a value like 39.990 that no other value explains is refused)
+  --date-order O        how dates write day, month and year: dmy (default: 15/03/2021,
+                        15-03-2021, 03/2021), mdy (03/15/2021) or ymd (2021/03/15); ISO
+                        2021-03-15 is always read
+  --title TEMPLATE      make every row's title from its fields, e.g. "{brand} {model} {variant}"
+                        (a {field} or {Column name}); without a title column this is the default
   --report FILE         the CSV of failed listings (default <feed>.import-report.csv)
   --batch-size N        listings per request, 1 to 100 (default 100)
   --delimiter C         CSV delimiter: ';' ',' '|' or 'tab' (default: detected from the header)
-  --encoding E          CSV encoding: utf-8 or iso-8859-15 (default: detected)
+  --encoding E          CSV encoding: utf-8, windows-1252 (cp1252) or iso-8859-15 (latin-9)
+                        (default: detected, and said at the start of the run)
   --restart             ignore the saved progress and send the whole feed again
   -h, --help            this text
 
@@ -57,6 +67,8 @@ const OPTIONS = {
   'batch-size': { type: 'string', default: '100' },
   delimiter: { type: 'string' },
   encoding: { type: 'string' },
+  'date-order': { type: 'string' },
+  title: { type: 'string' },
   restart: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -71,6 +83,10 @@ export interface Settings {
   force: boolean;
   /** Which locations --mark-missing-sold covers: chosen codes, 'feed', 'all', or not chosen. */
   locations: string[] | 'feed' | 'all' | undefined;
+  /** --location given once: the location of rows that name none. */
+  defaultLocation: string | undefined;
+  dateOrder: DateOrder | undefined;
+  title: string | undefined;
   mapPath: string | undefined;
   columnsPath: string | undefined;
   numberFormat: NumberFormat | undefined;
@@ -78,7 +94,7 @@ export interface Settings {
   statePath: string;
   batchSize: number;
   delimiter: string | undefined;
-  encoding: 'utf-8' | 'iso-8859-15' | undefined;
+  encoding: Encoding | undefined;
   restart: boolean;
 }
 
@@ -113,9 +129,17 @@ export function settings(argv: string[], env: Record<string, string | undefined>
   if (delimiter !== undefined && ![';', ',', '\t', '|'].includes(delimiter)) {
     throw new UsageError(`--delimiter must be ';', ',', '|' or 'tab', got "${values.delimiter}"`);
   }
-  const encoding = values.encoding?.toLowerCase().replace(/^latin-?9$/, 'iso-8859-15');
-  if (encoding !== undefined && encoding !== 'utf-8' && encoding !== 'iso-8859-15') {
-    throw new UsageError(`--encoding must be utf-8 or iso-8859-15, got "${values.encoding}"`);
+  const encoding = values.encoding === undefined ? undefined : encodingOption(values.encoding);
+  if (values.encoding !== undefined && !encoding) {
+    throw new UsageError(
+      `--encoding must be utf-8, windows-1252 (or cp1252) or iso-8859-15 (or latin-9), got "${values.encoding}"`,
+    );
+  }
+  const dateOrder = values['date-order']?.toLowerCase() as DateOrder | undefined;
+  if (dateOrder !== undefined && !DATE_ORDERS.includes(dateOrder)) {
+    throw new UsageError(
+      `--date-order must be dmy (15/03/2021), mdy (03/15/2021) or ymd (2021/03/15), got "${values['date-order']}"`,
+    );
   }
   const numberFormat =
     values['number-format'] === undefined ? undefined : numberFormatOption(values['number-format']);
@@ -125,7 +149,13 @@ export function settings(argv: string[], env: Record<string, string | undefined>
         `${FORMAT_NAME.dot} (comma for thousands, decimal point), got "${values['number-format']}"`,
     );
   }
-  for (const option of ['force', 'location', 'locations-from-feed', 'all-locations'] as const) {
+  // --location alone names the feed's default location; several only say what --mark-missing-sold covers.
+  if ((values.location?.length ?? 0) > 1 && !values['mark-missing-sold']) {
+    throw new UsageError(
+      '--location CODE names the location of rows without one: give it once (several only with --mark-missing-sold)',
+    );
+  }
+  for (const option of ['force', 'locations-from-feed', 'all-locations'] as const) {
     const given = Array.isArray(values[option]) ? values[option].length > 0 : values[option] === true;
     if (given && !values['mark-missing-sold']) {
       throw new UsageError(`--${option} only applies to --mark-missing-sold`);
@@ -146,6 +176,9 @@ export function settings(argv: string[], env: Record<string, string | undefined>
     dryRun: values['dry-run'],
     markMissingSold: values['mark-missing-sold'],
     force: values.force,
+    defaultLocation: values.location?.length === 1 ? values.location[0] : undefined,
+    dateOrder,
+    title: values.title,
     locations: values.location?.length
       ? values.location
       : values['locations-from-feed']
