@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { bootApp, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { baseEnv } from './helpers/base-env.js';
+import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { bulkUpsert, putOk } from './helpers/listings-api.js';
 import { sleep, writer } from './helpers/write-fixtures.js';
 
@@ -111,7 +113,13 @@ test('changes reach the local receiver as signed webhooks: in order, at most 100
     output += c.toString();
   });
   await waitFor('listen to start', () => output.includes('listening'));
-  assert.match(output, new RegExp(`signing secret: ${WEBHOOK_SECRET.replace(/[+/]/g, '\\$&')}`));
+  // Shortened as docs/webhooks.md shows it: the whole secret never reaches the terminal.
+  assert.match(
+    output,
+    new RegExp(`signing secret: ${WEBHOOK_SECRET.slice(0, 9).replace(/[+/]/g, '\\$&')}…\n`),
+  );
+  assert.ok(!output.includes(WEBHOOK_SECRET), 'the whole secret is not printed');
+  assert.match(output, /the one you gave/);
 
   const items = Array.from({ length: 150 }, (_, i) => ({
     externalReference: `LISTEN-${String(i).padStart(3, '0')}`,
@@ -213,4 +221,114 @@ test('listen refuses bad options with exit code 2 and its usage', async () => {
   assert.equal(code, 2);
   assert.match(err, /missing --forward-to/);
   assert.match(err, /Usage: forecourt listen/);
+});
+
+/** Starts `forecourt listen` with `args`; its stdout and stderr go to `sink`. */
+function startListen(args: string[], sink: { text: string }): ChildProcess {
+  const child = spawn(process.execPath, [BIN, 'listen', '--forward-to', receiverUrl, ...args], {
+    env: {
+      ...baseEnv(),
+      FORECOURT_SECRET: secret,
+      FORECOURT_CA: path.join(app.dataDir, 'tls', 'localhost-cert.pem'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c: Buffer) => {
+    sink.text += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    sink.text += c.toString();
+  });
+  return child;
+}
+
+async function stopListen(child: ChildProcess, said: { text: string }): Promise<void> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0, said.text);
+}
+
+test('a new signing secret is printed shortened and written to a file of its own (mode 0600) to read it from', async () => {
+  const said = { text: '' };
+  const run = startListen(['--url', app.url, '--interval-ms', '100'], said);
+  try {
+    const until = Date.now() + 60_000;
+    while (!said.text.includes('listening') && Date.now() < until) await sleep(100);
+    const printed = /signing secret: (whsec_\S{3})…\n/.exec(said.text);
+    assert.ok(printed, said.text);
+    const file = /new for this run, written to (\S+) \(mode 0600\)/.exec(said.text)?.[1];
+    assert.ok(file, said.text);
+    const whole = readFileSync(file, 'utf8').trim();
+    assert.match(whole, /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
+    assert.ok(whole.startsWith(printed[1]!));
+    assert.ok(!said.text.includes(whole), 'the whole secret is not printed');
+    assert.equal((await import('node:fs')).statSync(file).mode & 0o777, 0o600);
+  } finally {
+    await stopListen(run, said);
+  }
+  // --show-secret prints it whole, when that is what you want.
+  const shown = { text: '' };
+  const again = startListen(['--url', app.url, '--webhook-secret', WEBHOOK_SECRET, '--show-secret'], shown);
+  try {
+    const until = Date.now() + 60_000;
+    while (!shown.text.includes('listening') && Date.now() < until) await sleep(100);
+    assert.ok(shown.text.includes(`signing secret: ${WEBHOOK_SECRET}\n`), shown.text);
+  } finally {
+    await stopListen(again, shown);
+  }
+});
+
+test('the service away for a while stops nothing: one line when it goes, one when it is back, and the changes made meanwhile arrive', async () => {
+  received.length = 0;
+  const proxy = await startFlakyProxy(app);
+  const said = { text: '' };
+  const run = startListen(
+    [
+      '--url',
+      proxy.url,
+      '--webhook-secret',
+      WEBHOOK_SECRET,
+      '--interval-ms',
+      '100',
+      '--max-backoff-ms',
+      '400',
+    ],
+    said,
+  );
+  try {
+    const until = Date.now() + 60_000;
+    while (!said.text.includes('listening') && Date.now() < until) await sleep(100);
+    assert.match(said.text, /listening/);
+    // Twelve requests in a row get no answer (the client alone gave up after five), and a few get
+    // the 503 of a load balancer whose service is restarting.
+    proxy.plan(
+      ...Array.from({ length: 12 }, () => 'reset' as const),
+      { status: 503 },
+      { status: 502 },
+      'reset',
+    );
+    await putOk(app, secret, 'LISTEN-AWAY-1', listingBody({ price: 15555 }));
+    const delivered = () =>
+      received.some(
+        (r) => r.answered === 204 && r.body.data.some((l) => l.externalReference === 'LISTEN-AWAY-1'),
+      );
+    const deadline = Date.now() + 60_000;
+    while (!delivered() && Date.now() < deadline) await sleep(100);
+    assert.ok(delivered(), said.text);
+    assert.ok(run.exitCode === null, 'still running');
+    assert.ok(proxy.seen.filter((r) => r.action === 'reset').length >= 13, 'every planned failure was met');
+    const away = said.text.match(/service not answering/g) ?? [];
+    const back =
+      said.text.match(/service answering again after [\d.]+ s \(15 failed attempts\); going on/g) ?? [];
+    assert.equal(away.length, 1, said.text);
+    assert.equal(back.length, 1, said.text);
+    assert.match(
+      said.text,
+      /service not answering \(NETWORK_ERROR: .*\); retrying with back-off up to 0\.4 s until it answers/,
+    );
+    assert.doesNotMatch(said.text, /attempt \d+ failed/, 'no line per attempt');
+  } finally {
+    await stopListen(run, said);
+    await proxy.close();
+  }
 });

@@ -1,10 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { readCaFile } from '../import/errors.js';
 import { waitText } from '../import/messages.js';
 import { createClient, type Listing } from '../index.js';
 import { sleep } from '../retry.js';
 import { newWebhookSecret } from '../webhook-sign.js';
 import { forward } from './forward.js';
+import { serviceState } from './service-state.js';
 import type { ListenSettings } from './settings.js';
 
 /**
@@ -28,25 +31,46 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
     process.stderr.write(`${line}\n`);
   };
   const ca = readCaFile(s.ca);
+  // No retries inside the client: the listener retries the service itself, for as long as it is
+  // away, and says so once (./service-state.ts) rather than once per attempt.
   const client = createClient({
     baseUrl: s.url,
     secret: s.secret,
+    retries: 0,
     ...(ca ? { ca } : {}),
     onWait: (info) => say(waitText(info)),
   });
+  const service = serviceState(say, signal, {
+    firstMs: Math.min(1000, s.maxBackoffMs),
+    maxMs: s.maxBackoffMs,
+  });
   const secret = s.webhookSecret ?? newWebhookSecret();
+  const kept = s.webhookSecretFile ?? (s.webhookSecret ? undefined : newSecretFile(secret));
   if (s.webhookSecretFile) writeFileSync(s.webhookSecretFile, `${secret}\n`, { mode: 0o600 });
   process.stdout.write(
     `forecourt listen: forwarding the changes of ${s.url} to ${s.forwardTo}\n` +
-      `  signing secret: ${secret}\n` +
+      `  signing secret: ${s.showSecret ? secret : maskSecret(secret)}\n` +
       `  (verify deliveries with it, as with an endpoint's secret; ${
         s.webhookSecret
           ? 'the one you gave'
           : s.webhookSecretFile
             ? `kept in ${s.webhookSecretFile}`
-            : 'new for this run: --webhook-secret-file FILE keeps one between runs'
+            : `new for this run, written to ${kept} (mode 0600); --webhook-secret-file FILE keeps one between runs`
       })\n`,
   );
+
+  /** `call` until the service answers it; a failure no retry fixes is thrown. */
+  async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        const result = await call();
+        service.answered();
+        return result;
+      } catch (error) {
+        await service.failed(error);
+      }
+    }
+  }
 
   const query: { status: 'all'; pageSize: number; updatedSince?: string } = { status: 'all', pageSize: 100 };
   /** listing id → the updatedAt of the version delivered (or present at the start). */
@@ -54,13 +78,20 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
   let cursor: string | undefined;
   const options = { signal };
   if (s.from === 'now') {
-    const newest = await client.listings.list({ status: 'all', sort: '-updatedAt', pageSize: 1 }, options);
+    const newest = await untilAnswered(() =>
+      client.listings.list({ status: 'all', sort: '-updatedAt', pageSize: 1 }, options),
+    );
     const last = newest.data[0];
     if (last) {
       query.updatedSince = new Date(Date.parse(last.updatedAt) - START_WINDOW_MS).toISOString();
-      const present = client.listings.iterate(query, options);
-      for await (const page of present.pages()) for (const l of page.data) seen.set(l.id, l.updatedAt);
-      cursor = present.cursor;
+      // The present, page by page; after a failure, on from the last page read.
+      await untilAnswered(async () => {
+        const present = client.listings.iterate({ ...query, ...(cursor ? { cursor } : {}) }, options);
+        for await (const page of present.pages()) {
+          for (const l of page.data) seen.set(l.id, l.updatedAt);
+          cursor = page.cursor;
+        }
+      });
     }
   }
   process.stdout.write(
@@ -68,8 +99,23 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
   );
 
   for (;;) {
+    try {
+      await deliverChanges();
+      service.answered();
+    } catch (error) {
+      // The walk starts again from the cursor after the last page delivered.
+      await service.failed(error);
+      continue;
+    }
+    forget(seen);
+    await sleep(s.intervalMs, signal);
+  }
+
+  /** Every page of changes after `cursor`, each delivered (until a 2xx) before the next is read. */
+  async function deliverChanges(): Promise<void> {
     const walk = client.listings.iterate({ ...query, ...(cursor ? { cursor } : {}) }, options);
     for await (const page of walk.pages()) {
+      service.answered();
       const fresh = page.data.filter((l) => seen.get(l.id) !== l.updatedAt);
       if (fresh.length > 0) {
         const body = deliveryBody(fresh, page.cursor);
@@ -81,9 +127,25 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
       }
       cursor = page.cursor;
     }
-    forget(seen);
-    await sleep(s.intervalMs, signal);
   }
+}
+
+/**
+ * The secret as the docs show it: `whsec_` and its first three characters. The whole secret stays
+ * off the terminal (and out of scrollback, screen shares and CI logs); it is in the file named
+ * beside it, or the one you gave.
+ */
+export function maskSecret(secret: string): string {
+  const body = secret.startsWith('whsec_') ? secret.slice(6) : secret;
+  return `whsec_${body.slice(0, 3)}…`;
+}
+
+/** A new secret nobody asked to keep: written to a file of this run's own (mode 0600) to be read from. */
+function newSecretFile(secret: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-listen-'));
+  const file = path.join(dir, 'webhook-secret');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return file;
 }
 
 /** The body the service sends (domain/webhooks/payload.ts), with the sync cursor after the page. */

@@ -21,9 +21,14 @@ For developing a webhook receiver without a public address (docs/webhooks.md).
   --from now|start        now (default): changes from now on, as a new webhook endpoint gets;
                           start: every listing in your scope first, then the changes
   --interval-ms N         how often to ask for changes once caught up (default 1000)
+  --max-backoff-ms N      while the service does not answer, the longest wait between attempts
+                          (default 30000); it is retried for as long as it is away
+  --show-secret           print the signing secret in full (default: whsec_ and 3 characters;
+                          the whole secret is in the file named beside it)
   -h, --help              this text
 
-Ctrl-C stops it. Exit codes: 2 bad options or the service refused (authentication, network).
+The service being away (no answer, 5xx) stops nothing: one line says so, one says when it is back.
+Ctrl-C stops it. Exit codes: 2 bad options, or the service refused the secret, scope or certificate.
 `;
 
 const OPTIONS = {
@@ -35,6 +40,8 @@ const OPTIONS = {
   'webhook-secret-file': { type: 'string' },
   from: { type: 'string', default: 'now' },
   'interval-ms': { type: 'string', default: '1000' },
+  'max-backoff-ms': { type: 'string', default: '30000' },
+  'show-secret': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -49,6 +56,10 @@ export interface ListenSettings {
   webhookSecretFile: string | undefined;
   from: 'now' | 'start';
   intervalMs: number;
+  /** The longest wait between attempts to reach a service that does not answer. */
+  maxBackoffMs: number;
+  /** Print the signing secret whole instead of masked. */
+  showSecret: boolean;
 }
 
 export function listenSettings(
@@ -92,6 +103,12 @@ export function listenSettings(
       `--interval-ms must be a whole number from 50 to 60000, got "${values['interval-ms']}"`,
     );
   }
+  const maxBackoffMs = Number(values['max-backoff-ms']);
+  if (!Number.isInteger(maxBackoffMs) || maxBackoffMs < 100 || maxBackoffMs > 600_000) {
+    throw new UsageError(
+      `--max-backoff-ms must be a whole number from 100 to 600000, got "${values['max-backoff-ms']}"`,
+    );
+  }
   if (values['webhook-secret'] && values['webhook-secret-file']) {
     throw new UsageError('choose one of --webhook-secret and --webhook-secret-file');
   }
@@ -114,6 +131,8 @@ export function listenSettings(
     webhookSecretFile: file && given === undefined ? file : undefined,
     from: values.from,
     intervalMs,
+    maxBackoffMs,
+    showSecret: values['show-secret'],
   };
 }
 
