@@ -45,6 +45,7 @@ const list = (dir) =>
 const DB_INDEPENDENT = [
   'test/client-docs.test.ts',
   'test/client-package.test.ts',
+  'test/demo-process.test.ts',
   'test/docs-page.test.ts',
   'test/openapi.test.ts',
   'test/partner-guide.test.ts',
