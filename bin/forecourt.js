@@ -17,14 +17,15 @@ try {
 }
 
 /**
- * `npm run demo` and `npm start` run this process under `sh -c`, and npm passes a SIGTERM or
- * SIGINT sent to its PID (by a script, a service manager, `docker stop`) to that shell only: the
- * shell ended and this process lived on, holding the port. So a process started by an npm script
- * stops itself (SIGTERM to itself: the same graceful stop as a signal) when the process that
- * started it is gone: its parent (the shell) or, on Linux, the shell's parent (npm itself, killed
- * with SIGKILL while the shell waits). A process with an IPC channel stops when its parent
- * disconnects. Started directly (`node bin/forecourt.js serve`, systemd, `nohup … &`), it does
- * not watch its parent: a service may outlive the shell that started it.
+ * npm runs a script under `sh -c` and passes a SIGTERM or SIGINT sent to its PID (by a script, a
+ * service manager, `docker stop`) to that shell only; dash neither execs the command nor passes
+ * the signal on, so the service lived on, holding its port. The `start` and `demo` scripts now
+ * `exec` the command, so npm's signal reaches this process. Besides, a process started by an npm
+ * script stops itself (SIGTERM to itself: the same graceful stop as a signal) when the process
+ * that started it is gone: its parent (npm killed outright, or a shell in between ended) or, on
+ * Linux, when that parent is a shell, the shell's parent (npm killed while the shell waits). A
+ * process with an IPC channel stops when its parent disconnects. Started otherwise (`node
+ * bin/forecourt.js serve`, systemd, `nohup … &`) it does not watch: a service may outlive its shell.
  */
 function stopWithStarter() {
   let timer;
@@ -39,7 +40,9 @@ function stopWithStarter() {
   const byNpm = process.env.npm_lifecycle_event !== undefined;
   if (!byNpm) return;
   const parent = process.ppid;
-  const grandparent = parentOf(parent);
+  // npm's own parent only matters when a shell stands between (npm then gone, the shell waits on):
+  // with npm the parent (the scripts `exec`), `nohup npm start &` must outlive its terminal.
+  const grandparent = isNpm(parent) ? undefined : parentOf(parent);
   timer = setInterval(() => {
     if (process.ppid !== parent) return stop(`the process that started it (pid ${parent}) is gone`);
     if (grandparent !== undefined && parentOf(parent) !== grandparent) {
@@ -47,6 +50,15 @@ function stopWithStarter() {
     }
   }, 250);
   timer.unref();
+}
+
+/** Whether process `pid` is npm (its title, from /proc on Linux; false where that cannot be read). */
+function isNpm(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('npm');
+  } catch {
+    return false;
+  }
 }
 
 /** The parent of process `pid`, from /proc (Linux); undefined where that cannot be read. */
