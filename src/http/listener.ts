@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
 import { answerClientError } from './client-error.js';
+import { onePerConnection } from './pipelining.js';
 
 /** The first byte of a TLS ClientHello record (content type "handshake"). */
 const TLS_HANDSHAKE = 0x16;
@@ -28,7 +29,8 @@ export function createDualListener(
 ): DualListener {
   const plain = createHttpServer(
     { connectionsCheckingInterval: checkingInterval(limits.headersTimeoutMs), requireHostHeader: false },
-    plainHandler,
+    // As on HTTPS (https-server.ts): behind a trusted proxy, its connections pipeline too.
+    onePerConnection(plainHandler),
   );
   plain.on('clientError', answerClientError);
   for (const server of [https, plain]) {
