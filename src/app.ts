@@ -17,7 +17,7 @@ import { registerDoor } from './http/door.js';
 import { registerErrorHandling } from './http/errors.js';
 import { httpsServerFactory } from './http/https-server.js';
 import { registerJsonBodies } from './http/json-body.js';
-import { registerMethodNotAllowed } from './http/method-not-allowed.js';
+import { answerConnect, registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { createMetrics } from './http/metrics.js';
 import { registerPartnerRecords } from './http/partner-records.js';
 import { type RequestPressure, requestPressure } from './http/pressure.js';
@@ -155,6 +155,7 @@ export async function buildApp({ config, useCases, databases, tls, logger, now }
   );
   await app.ready();
   if (!handler) throw new Error('Fastify did not call serverFactory');
+  app.server.on('connect', answerConnect(handler));
   return Object.assign(app as unknown as FastifyInstance, {
     plainHandler: handler,
     routeList,

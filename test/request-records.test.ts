@@ -299,6 +299,27 @@ describe('request records: the operator view, usage and metrics', () => {
     assert.equal(missing.status, 404);
   });
 
+  test('a 5,300-character unknown path is kept to a short bound in route and message alike (issue 40)', async () => {
+    const id = unique('long-path');
+    const tail = `${'x'.repeat(2_000)}/${'y'.repeat(3_299)}`;
+    const answer = await app.call('GET', `${EXT}/${tail}`, {
+      secret: acme.secret,
+      headers: { 'x-request-id': id },
+    });
+    assert.equal(answer.status, 404);
+    assert.ok(
+      answer.body.error.message.length <= 200,
+      `the answer: ${answer.body.error.message.length} characters`,
+    );
+    const record = await app.admin('GET', `/requests/${id}`);
+    assert.equal(record.code, 'NOT_FOUND');
+    for (const field of ['route', 'message'] as const) {
+      assert.ok(record[field].length <= 260, `${field}: ${record[field].length} characters kept`);
+      assert.match(record[field], /… \(\d{4} characters\)/, `${field} says it was cut: ${record[field]}`);
+      assert.doesNotMatch(record[field], /y{50}/, `${field} keeps the path beyond its bound`);
+    }
+  });
+
   test('usage per bucket: requests, errors, rate limits and bulk items written; zeros where quiet', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
     await app.admin('PATCH', `/partners/${partner.id}`, { rateLimitPerMinute: 5 });

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Issue } from './errors.js';
 
 /**
@@ -54,6 +55,15 @@ export const messages = {
   locationNotFound: (id: string) => `No location ${id} in ${IN_SCOPE}.`,
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     `${method} is not allowed here; allowed: ${allowed.join(', ')}.`,
+  /** An unknown path, named up to 100 characters: it is the client's text, kept in request records. */
+  noRoute: (method: string, path: string) =>
+    `No route ${method} ${path.length > 100 ? `${path.slice(0, 100)}… (${path.length} characters)` : path}.`,
+  missingContentType: (method: string) =>
+    `A ${method} request must have a Content-Type header; send its body as application/json.`,
+  missingBody: (method: string) => `A ${method} request must have a body.`,
+  /** A 4xx the HTTP framework raised (not one of ours): its status, in our words. */
+  requestRefused: (status: number) =>
+    `The request cannot be served: ${STATUS_CODES[status] ?? 'client error'} (HTTP ${status}).`,
   bodyTooLarge: () => 'The request body is larger than the 5 MiB limit.',
   notJson: () => 'Request bodies must be sent as Content-Type: application/json.',
   rateLimited: (limit: number, retryAfterS: number) =>

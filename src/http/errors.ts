@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ProblemError, problem, zodIssues } from '../domain/errors.js';
+import { type ProblemCode, ProblemError, problem, zodIssues } from '../domain/errors.js';
 import { messages } from '../domain/messages.js';
 import { DbError, TransactionTimeoutError } from '../store/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -18,34 +18,69 @@ function fromDbError(error: DbError): ProblemError {
 type ValidationError = FastifyError & { validation: unknown; validationContext?: string };
 
 /** Maps Fastify's own framework errors (parsing, limits) to our documented codes. */
-function fromFastifyError(error: FastifyError): ProblemError | undefined {
+function fromFastifyError(error: FastifyError, method: string): ProblemError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem('UNSUPPORTED_MEDIA_TYPE', messages.notJson());
+    case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
+      return problem('UNSUPPORTED_MEDIA_TYPE', messages.missingContentType(method));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? problem('UNSUPPORTED_MEDIA_TYPE', messages.notJson())
-        : problem('INVALID_BODY', 'The Content-Length header does not match the body.');
+      return problem('INVALID_BODY', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_ROUTE_MISSING_CONTENT':
+      return problem('INVALID_BODY', messages.missingBody(method));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problem('PAYLOAD_TOO_LARGE', messages.bodyTooLarge());
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return problem('INVALID_JSON', 'The request body is empty; a JSON document was expected.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return problem('INVALID_JSON', messages.invalidJson());
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return problem('URI_TOO_LONG', 'A path segment is too long.');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_INVALID_URL':
+      return problem('BAD_REQUEST', 'The request path is not valid: broken %-encoding.');
     default:
       return undefined;
   }
 }
 
-export function toProblem(error: unknown): ProblemError {
+/**
+ * The documented code of any other 4xx the framework (or a plugin) raises, by its status: a
+ * client's mistake is never a SERVER_ERROR. Statuses with no code of their own are BAD_REQUEST.
+ */
+const CODE_OF_STATUS: Partial<Record<number, ProblemCode>> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  431: 'HEADERS_TOO_LARGE',
+};
+
+/** A 4xx status carried by an error that is not ours (Fastify's and its plugins' errors carry one). */
+function clientStatusOf(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+export function toProblem(error: unknown, method = ''): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof DbError) return fromDbError(error);
   if (error instanceof TransactionTimeoutError) {
     return problem('SERVICE_UNAVAILABLE', 'The write took too long and was not applied; retry shortly.');
   }
   const fastifyError = error as ValidationError;
-  const mapped = fastifyError?.code ? fromFastifyError(fastifyError) : undefined;
+  const mapped = fastifyError?.code ? fromFastifyError(fastifyError, method) : undefined;
   if (mapped) return mapped;
-  if (fastifyError?.statusCode === 400 && error instanceof SyntaxError) {
+  const status = clientStatusOf(error);
+  if (status === 400 && error instanceof SyntaxError) {
     // Never the parser's message: it quotes the body, and answers are kept in request records.
     return problem('INVALID_JSON', messages.invalidJson());
+  }
+  if (status !== undefined) {
+    // Never the framework's own words either: some quote the URL or the body.
+    return problem(CODE_OF_STATUS[status] ?? 'BAD_REQUEST', messages.requestRefused(status));
   }
   return problem('SERVER_ERROR', messages.unexpected());
 }
@@ -69,9 +104,28 @@ export function registerErrorHandling(
    */
   attribute?: (request: FastifyRequest) => Promise<void>,
 ): void {
+  /**
+   * What a request no route matched is told: 405 with `Allow` on a path that is routed for other
+   * methods, else 404. The path is named only up to a short bound: it is the client's text, and
+   * answers are kept in request records.
+   */
+  function unrouted(request: FastifyRequest): ProblemError {
+    const path = request.url.split('?')[0]!;
+    const allowed = app.allowedMethods(path);
+    return allowed.length
+      ? methodNotAllowed(request.method, allowed)
+      : problem('NOT_FOUND', messages.noRoute(request.method, path));
+  }
+
   app.setErrorHandler(async (error, request, reply) => {
     if (attribute && !request.attributed) await attribute(request);
-    const answer = toProblem(error);
+    // A request no route matched fails in Fastify's body handling before the not-found handler
+    // runs (QUERY with no Content-Type, a body Fastify will not parse): it is told what the
+    // not-found handler tells, not what its body lacked. Our own refusals at the door still win.
+    const answer =
+      request.is404 && !(error instanceof ProblemError) && clientStatusOf(error) !== undefined
+        ? unrouted(request)
+        : toProblem(error, request.method);
     request.problem = answer;
     if (answer.status >= 500) {
       request.log.error({ err: error }, 'request failed');
@@ -88,11 +142,7 @@ export function registerErrorHandling(
   });
 
   app.setNotFoundHandler(attribute ? { preHandler: attribute } : {}, (request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allowed = app.allowedMethods(path);
-    const answer = allowed.length
-      ? methodNotAllowed(request.method, allowed)
-      : problem('NOT_FOUND', `No route ${request.method} ${path}.`);
+    const answer = unrouted(request);
     request.problem = answer;
     for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
     return reply.status(answer.status).send(answer.body(request.id));

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
 import { answerClientError } from './client-error.js';
+import { answerConnect } from './method-not-allowed.js';
 import { onePerConnection } from './pipelining.js';
 
 /** The first byte of a TLS ClientHello record (content type "handshake"). */
@@ -33,6 +34,7 @@ export function createDualListener(
     onePerConnection(plainHandler),
   );
   plain.on('clientError', answerClientError);
+  plain.on('connect', answerConnect(plainHandler));
   for (const server of [https, plain]) {
     server.headersTimeout = limits.headersTimeoutMs;
     server.requestTimeout = limits.requestTimeoutMs;

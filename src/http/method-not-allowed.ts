@@ -1,3 +1,6 @@
+import { type IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type ProblemError, problem } from '../domain/errors.js';
 import { messages } from '../domain/messages.js';
@@ -32,6 +35,30 @@ export function methodNotAllowed(method: string, allowed: string[]): ProblemErro
   const answer = problem('METHOD_NOT_ALLOWED', messages.methodNotAllowed(method, allowed));
   answer.headers.Allow = allowed.join(', ');
   return answer;
+}
+
+/** How long a CONNECT's client has to read its answer before the socket is destroyed. */
+const LINGER_MS = 2_000;
+
+/**
+ * Server 'connect' listener. Node hands a CONNECT request to 'connect' listeners only, with the
+ * bare socket, and destroys the socket when there is none: the client got no answer at all. This
+ * answers it through the app like any request (405 with `Allow` on a routed path, else 404, the
+ * door's refusals first), then closes the connection: this service is no proxy.
+ */
+export function answerConnect(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, socket: Duplex): void => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    });
+    socket.on('error', () => socket.destroy());
+    handler(req, res);
+  };
 }
 
 declare module 'fastify' {
