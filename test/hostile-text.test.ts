@@ -464,3 +464,117 @@ describe('hostile text: nothing a client sends corrupts, silences or stalls the 
     assert.equal(locations.status, 200, locations.text);
   });
 });
+
+/**
+ * Issue 41: a Windows-1252 export read as ISO-8859-1 turns `Škoda` into `\u008Akoda`; PUT answered
+ * 201 and the listing was stored so. C1 control characters (U+0080 to U+009F) in a listing's or a
+ * dealer's text are refused on every write route (decisions.md, 2026-11-28), naming the field and
+ * the character's position; tab, CR and LF keep their rules.
+ */
+describe('C1 control characters in text: refused on every write route, naming the field and where', () => {
+  let app: TestApp;
+  let tree: Tree;
+  let partner: Partner;
+  const C1_RULE = /C1 control character.*Windows-1252.*send UTF-8/;
+
+  before(async () => {
+    app = await bootApp();
+    tree = await createTree(app);
+    partner = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+  });
+  after(() => app.close());
+
+  function assertC1(reply: { status: number; body: any; text: string }, path: string, message: RegExp) {
+    assert.equal(reply.status, 422, reply.text);
+    assert.equal(reply.body.error.code, 'VALIDATION_FAILED');
+    const issue = reply.body.error.issues.find((i: { path: string }) => i.path === path);
+    assert.ok(issue, `no issue at ${path}: ${reply.text}`);
+    assert.match(issue.message, message);
+    assert.match(issue.message, C1_RULE);
+    assert.equal(issue.code, 'c1_control_character');
+  }
+
+  test('PUT: "\\u008akoda" as brand is a 422 naming brand and character 1, and nothing is stored', async () => {
+    const reference = unique('c1-put');
+    const reply = await app.call('PUT', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: listingBody({ brand: '\u008akoda', description: 'Line one\r\n\tline two' }),
+    });
+    assertC1(reply, 'brand', /^character 1 is U\+008A, a C1 control character/);
+    assert.match(reply.body.error.message, /brand: character 1 is U\+008A|brand character 1 is U\+008A/);
+    const read = await app.call('GET', `${EXT}/listings?externalReference=${reference}&status=all`, {
+      secret: partner.secret,
+    });
+    assert.equal(read.body.data.length, 0, 'nothing was stored');
+  });
+
+  test('PUT: nested texts (features, location) and positions past the first character', async () => {
+    const reply = await app.call('PUT', `${EXT}/listings/${unique('c1-nested')}`, {
+      secret: partner.secret,
+      body: listingBody({
+        title: 'Citro\u0091n C3',
+        features: [{ category: 'comfort', name: 'Cruise control' }, 'Stoel\u0092s'],
+        location: { city: 'Li\u0088ge' },
+      }),
+    });
+    assertC1(reply, 'title', /^character 6 is U\+0091/);
+    assertC1(reply, 'features.1', /^character 6 is U\+0092/);
+    assertC1(reply, 'location.city', /^character 3 is U\+0088/);
+  });
+
+  test('PATCH: a C1 character in the patch is refused; tab, CR and LF in a description still pass', async () => {
+    const reference = unique('c1-patch');
+    const created = await app.call('PUT', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: listingBody(),
+    });
+    assert.equal(created.status, 201, created.text);
+    const refused = await app.call('PATCH', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: { model: 'Octavia \u0080 edition' },
+    });
+    assertC1(refused, 'model', /^character 9 is U\+0080/);
+    const fine = await app.call('PATCH', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: { description: 'Line one\r\n\tline two' },
+    });
+    assert.equal(fine.status, 200, fine.text);
+  });
+
+  test('bulk upsert: the item with a C1 character fails with the field named, the others are written', async () => {
+    const reply = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+      secret: partner.secret,
+      body: [
+        listingBody({ externalReference: unique('c1-ok') }),
+        listingBody({ externalReference: unique('c1-bad'), color: 'Gris m\u009ftal' }),
+      ],
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.data.successCount, 1, reply.text);
+    const [failed] = reply.body.data.errors;
+    assert.equal(failed.index, 1);
+    assert.equal(failed.status, 422);
+    assert.equal(failed.code, 'VALIDATION_FAILED');
+    const issue = failed.issues.find((i: { path: string }) => i.path === 'color');
+    assert.match(issue.message, /^character 7 is U\+009F, a C1 control character/);
+  });
+
+  test('admin dealer create, import and patch: a C1 character in a name is a 422 naming the field', async () => {
+    const create = await app.call('POST', '/api/admin/v1/dealers', {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+      body: { locationCode: unique('c1'), displayName: '\u008aKODA Gent' },
+    });
+    assertC1(create, 'body.displayName', /^character 1 is U\+008A/);
+    const imported = await app.call('POST', '/api/admin/v1/dealers/import', {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+      body: { dealers: [{ locationCode: unique('c1'), displayName: 'Garage', city: 'Li\u0088ge' }] },
+    });
+    assert.equal(imported.status, 422, imported.text);
+    assert.match(imported.text, /character 3 is U\+0088/);
+    const patch = await app.call('PATCH', `/api/admin/v1/dealers/${tree.ids.A1}`, {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+      body: { companyName: 'Garage \u0080 NV' },
+    });
+    assertC1(patch, 'body.companyName', /^character 8 is U\+0080/);
+  });
+});

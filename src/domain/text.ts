@@ -55,3 +55,61 @@ export function keepable(value: string, max = KEEP_CHARS): string {
 /** `keepable` for a value that may be absent. */
 export const keepableOrNull = (value: string | null | undefined, max = KEEP_CHARS): string | null =>
   value === null || value === undefined ? null : keepable(value, max);
+
+/**
+ * C1 control characters (U+0080 to U+009F), refused in a listing's and a dealer's text fields
+ * (decisions.md, 2026-11-28). No listing text uses them; their presence means a Windows-1252 file
+ * was read as ISO-8859-1 on the way (its 0x80 to 0x9F bytes are letters and signs such as `Š`,
+ * `€`, `œ`, `’`; ISO-8859-1 makes them C1 controls: `Škoda` becomes `\u008Akoda`). Tab, CR and LF
+ * are C0, and keep each field's own rule.
+ */
+const C1 = /[\u0080-\u009f]/;
+
+/** Where a text's first C1 control character is (0-based), and which it is; null when none. */
+export function c1At(value: string): { index: number; codePoint: string } | null {
+  const found = C1.exec(value);
+  if (!found) return null;
+  return {
+    index: found.index,
+    codePoint: `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+  };
+}
+
+/**
+ * The issue message for a text with a C1 control character, naming it and its position as a
+ * person counts (from 1): "character 1 is U+008A, a C1 control character: …". Null when none.
+ */
+export function c1Message(value: string): string | null {
+  const found = c1At(value);
+  if (!found) return null;
+  return `character ${found.index + 1} is ${found.codePoint}, a C1 control character: the text was probably read as ISO-8859-1 from a Windows-1252 file; send UTF-8`;
+}
+
+/** The issue code of a C1 refusal. */
+export const C1_CODE = 'c1_control_character';
+
+/**
+ * Every string inside `value` (an object's values, an array's elements, at any depth) that holds a
+ * C1 control character, each with its path from `path` ("features.0.name") and its message. Walked
+ * without recursion; object keys are not text of the listing (an unknown one is its own issue).
+ */
+export function c1Issues(value: unknown, path: string): { path: string; message: string; code: string }[] {
+  const issues: { path: string; message: string; code: string }[] = [];
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length) {
+    const [item, at] = stack.pop()!;
+    if (typeof item === 'string') {
+      const message = c1Message(item);
+      if (message) issues.push({ path: at, message, code: C1_CODE });
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Array.isArray(item)
+        ? item.map((v, i) => [String(i), v] as const)
+        : Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        stack.push([child, at === '' ? key : `${at}.${key}`]);
+      }
+    }
+  }
+  return issues;
+}

@@ -18,7 +18,10 @@ import { messages } from '../domain/messages.js';
  *    anything (an object of 200,000 unknown names was 14 s of the only thread).
  *
  * U+0000 and unpaired surrogates inside strings are valid JSON and are refused field by field by
- * the schemas (src/domain/text.ts), so a bulk upsert still answers each item on its own.
+ * the schemas (src/domain/text.ts), so a bulk upsert still answers each item on its own. So are C1
+ * control characters (U+0080 to U+009F) in a listing's or a dealer's text: well-formed UTF-8 and
+ * valid JSON, but the mark of a Windows-1252 file read as ISO-8859-1 (`\u008Akoda` for `Škoda`),
+ * refused with the field and the position named (422), not here, where no field is known.
  */
 
 /** Names in one object: a listing has about 60 fields and aliases, a dealer's metadata fewer. */

@@ -10,12 +10,14 @@ import {
   zodIssues,
 } from '../errors.js';
 import { messages } from '../messages.js';
+import { c1Issues } from '../text.js';
 import { expandUnrecognized } from '../unknown-keys.js';
 import { crossFieldInputOfRaw, crossFieldIssues } from './checks.js';
 import {
   isValidReference,
   type ListingWrite,
   type listingBodySchema,
+  READ_ONLY_FIELDS,
   referenceRule,
   toListingWrite,
 } from './input.js';
@@ -118,17 +120,40 @@ export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | In
   if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
     return problem('INVALID_BODY', 'A listing must be a JSON object.');
   }
-  const parsed = schema.safeParse(item.body);
-  if (!parsed.success) {
-    const issues = expandUnrecognized(parsed.error.issues, schema, 'field');
+  const body = item.body as Record<string, unknown>;
+  const parsed = schema.safeParse(body);
+  const textIssues = c1IssuesOf(schema, body);
+  if (!parsed.success || textIssues.length > 0) {
+    const issues = parsed.success ? [] : expandUnrecognized(parsed.error.issues, schema, 'field');
     return {
       index: item.index,
       reference: item.reference,
-      body: item.body as Record<string, unknown>,
-      issues: zodIssues({ issues } as z.ZodError),
+      body,
+      issues: [...zodIssues({ issues } as z.ZodError), ...textIssues],
     };
   }
   return { index: item.index, reference: item.reference, write: toListingWrite(parsed.data) };
+}
+
+const NOT_TEXT_OF_THE_LISTING = new Set<string>([
+  ...READ_ONLY_FIELDS,
+  'externalReference',
+  'external_reference',
+]);
+
+/**
+ * The C1 rule (src/domain/text.ts): every text of the listing's own fields, at any depth
+ * (`features.0.name`, `location.city`), naming the field and the character's position in the text
+ * as sent. Read-only fields are ignored by a write, unknown names are issues of their own, and the
+ * reference has its rule (INVALID_REFERENCE), so none of them is looked into.
+ */
+function c1IssuesOf(schema: ListingBodySchema, body: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (!Object.hasOwn(schema.shape, name) || NOT_TEXT_OF_THE_LISTING.has(name)) continue;
+    issues.push(...c1Issues(value, name));
+  }
+  return issues;
 }
 
 /**

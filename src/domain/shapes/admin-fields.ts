@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isStorableText, STORABLE_MESSAGE as STORABLE } from '../text.js';
+import { C1_CODE, c1Message, isStorableText, STORABLE_MESSAGE as STORABLE } from '../text.js';
 
 /**
  * Field types of the admin API's bodies. Operators paste names and metadata from other systems;
@@ -13,6 +13,23 @@ export const adminText = (max: number) =>
 
 /** A required name. */
 export const adminName = (max: number) => z.string().trim().min(1).max(max).refine(isStorableText, STORABLE);
+
+/**
+ * The C1 rule of a dealer's text (src/domain/text.ts, decisions.md 2026-11-28), checked on the text
+ * as sent (before trimming), so the position it names is the sent text's.
+ */
+const noC1 = (value: string, ctx: z.RefinementCtx) => {
+  const message = c1Message(value);
+  if (message) ctx.addIssue({ code: 'custom', message, params: { code: C1_CODE } });
+};
+
+/** A dealer's optional text: adminText, and no C1 control character. */
+export const dealerText = (max: number) =>
+  z.string().superRefine(noC1).trim().max(max).refine(isStorableText, STORABLE).nullable().optional();
+
+/** A dealer's required name: adminName, and no C1 control character. */
+export const dealerName = (max: number) =>
+  z.string().superRefine(noC1).trim().min(1).max(max).refine(isStorableText, STORABLE);
 
 const METADATA_MAX_DEPTH = 5;
 const METADATA_MAX_BYTES = 16 * 1024;

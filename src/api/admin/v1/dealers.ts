@@ -3,13 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DealerAdmin, DealerTreeNode } from '../../../domain/dealers.js';
 import { notFound } from '../../../domain/errors.js';
-import { adminName, adminText, metadataField } from '../../../domain/shapes/admin-fields.js';
+import { dealerName, dealerText, metadataField } from '../../../domain/shapes/admin-fields.js';
 import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { uuidParam } from '../../schemas/query.js';
 import { dealerSchema, errorResponse } from '../../schemas/responses.js';
 
-const text = adminText;
+// A dealer's text: the admin text rule and the C1 rule (src/domain/text.ts).
+const text = dealerText;
 
 const dealerFields = {
   locationCode: z
@@ -19,7 +20,7 @@ const dealerFields = {
     .max(64)
     .regex(/^[\w.-]+$/, 'may contain letters, digits, ".", "-" and "_" only'),
   parentId: z.uuid().nullable().optional(),
-  parentLocationCode: adminName(64).optional(),
+  parentLocationCode: dealerName(64).optional(),
   companyName: text(200),
   fullName: text(200),
   displayName: text(200),
@@ -160,7 +161,7 @@ export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
             'Which partners would gain or lose a profile (and those under it) if it moved; nothing is changed',
           params: z.object({ id: uuidParam }),
           querystring: z.object({
-            parentLocationCode: adminName(64).optional().describe('The new parent; absent: the top level.'),
+            parentLocationCode: dealerName(64).optional().describe('The new parent; absent: the top level.'),
           }),
           response: { 200: z.object({ data: moveImpactSchema }), ...errors },
         },
