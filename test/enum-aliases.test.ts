@@ -93,6 +93,60 @@ describe('enumerations: the words of Belgian and Dutch feeds', () => {
     }
   });
 
+  /**
+   * Issue 41, point 8: cars registered since 2024 carry Euro 6e, 6e-bis and 6e-bis-FCM, and
+   * `Euro 6e-bis` was refused. Written as the Belgian registration papers and Dutch RDW exports
+   * write them, and read back canonical; the bi-fuel cars of Dutch and Belgian feeds (`Benzine/LPG`:
+   * petrol and LPG, which the enumeration files as lpg) too.
+   */
+  test('Euro 6e, 6e-bis, 6e-bis-FCM and bi-fuel words are stored as their canonical values', async () => {
+    const rows: [Record<string, string>, Record<string, string>][] = [
+      [{ emissionClass: 'Euro 6e' }, { emissionClass: 'euro6e' }],
+      [{ emissionClass: 'Euro 6e-bis' }, { emissionClass: 'euro6e_bis' }],
+      [{ emissionClass: 'Euro 6e bis FCM' }, { emissionClass: 'euro6e_bis_fcm' }],
+      [{ emissionClass: 'EURO6E-BIS-FCM' }, { emissionClass: 'euro6e_bis_fcm' }],
+      [{ emissionClass: 'euro6e_bis' }, { emissionClass: 'euro6e_bis' }],
+      [{ emissionClass: 'Euro 6d-ISC-FCM' }, { emissionClass: 'euro6d' }],
+      [{ emissionClass: 'Euro 6b' }, { emissionClass: 'euro6' }],
+      [{ fuelType: 'Benzine/LPG' }, { fuelType: 'lpg' }],
+      [{ fuelType: 'lpg/benzine' }, { fuelType: 'lpg' }],
+      [{ fuelType: 'Petrol/LPG' }, { fuelType: 'lpg' }],
+      [{ fuelType: 'Essence/GPL' }, { fuelType: 'lpg' }],
+      [{ fuelType: 'Benzine LPG' }, { fuelType: 'lpg' }],
+      [{ fuelType: 'Benzine/CNG' }, { fuelType: 'cng' }],
+      [{ fuelType: 'Benzine/Aardgas' }, { fuelType: 'cng' }],
+      [{ fuelType: 'Essence/GNC' }, { fuelType: 'cng' }],
+      [{ fuelType: 'Benzine/Elektrisch' }, { fuelType: 'hybrid' }],
+      [{ fuelType: 'Gazole' }, { fuelType: 'diesel' }],
+      [{ transmission: 'Automatische' }, { transmission: 'automatic' }],
+      [{ driveType: 'Quattro' }, { driveType: 'awd' }],
+      [{ bodyType: 'Citadine' }, { bodyType: 'hatchback' }],
+      [{ interiorMaterial: 'Stof/Leder' }, { interiorMaterial: 'partial_leather' }],
+    ];
+    const reply = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+      secret: writer,
+      body: rows.map(([sent]) => ({
+        externalReference: unique('e6'),
+        dealerProfileId: dealer,
+        title: 'Occasie',
+        price: 9500,
+        ...sent,
+      })),
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(reply.body.data.errors, []);
+    for (const [i, result] of reply.body.data.results.entries()) {
+      const stored = (await getOk(app, writer, `/listings/${result.listingId}`)).data;
+      const expected = rows[i]![1];
+      const got = Object.fromEntries(Object.keys(expected).map((k) => [k, stored[k]]));
+      assert.deepEqual(got, expected, JSON.stringify(rows[i]![0]));
+    }
+    const body = await getOk(app, writer, '/reference/enums');
+    for (const value of ['euro6e', 'euro6e_bis', 'euro6e_bis_fcm', 'euro7'])
+      assert.ok(body.data.emissionClass.values.includes(value), value);
+    assert.equal(body.data.fuelType.aliases['benzine/lpg'], 'lpg');
+  });
+
   test('`gas` is refused with the reason, never guessed', async () => {
     for (const word of ['gas', 'Gas', ' GAS ', 'gaz']) {
       const error = assertError(

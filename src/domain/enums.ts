@@ -1,8 +1,43 @@
 /**
  * Every enumeration a listing field accepts: canonical values and the aliases partners' feeds
- * commonly use. Matching is case-insensitive and ignores spaces, dashes and underscores, so
- * "Plug-in Hybrid", "plugin_hybrid" and "PLUGIN HYBRID" are one value. Served as GET /reference/enums.
+ * commonly use. Matching is case-insensitive and ignores accents; a value matches with its
+ * underscores left out or written as spaces, hyphens or underscores ("Plug-in Hybrid",
+ * "plugin_hybrid", "PLUGIN HYBRID", "Euro 6e-bis"), an alias with one underscore or a run of
+ * spaces and hyphens between its words. Served as GET /reference/enums.
+ *
+ * The aliases are the words Belgian, Dutch and French dealer systems send (reviewed for issue 41
+ * enumeration by enumeration). A bi-fuel car is filed under the fuel that is not petrol: petrol
+ * and LPG (`Benzine/LPG`, `LPG/benzine`, `Essence/GPL`) is lpg, petrol and natural gas
+ * (`Benzine/CNG`, `Benzine/Aardgas`) is cng, as portals file them; petrol or diesel with electric
+ * (`Benzine/Elektrisch`, the Dutch portals' label of a hybrid) is hybrid.
  */
+
+/**
+ * The words of two fuels together ("benzine/lpg", "lpg_benzine", "Benzine LPG"), both orders, with a
+ * slash or as one alias of two words, each naming `value`.
+ */
+function pairs(first: readonly string[], second: readonly string[], value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const a of first) {
+    for (const b of second) {
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ]) {
+        out[`${x}/${y}`] = value;
+        out[`${x}_${y}`] = value;
+      }
+    }
+  }
+  return out;
+}
+
+const PETROL_WORDS = ['petrol', 'benzine', 'essence'] as const;
+const BI_FUEL = {
+  ...pairs(PETROL_WORDS, ['lpg', 'gpl'], 'lpg'),
+  ...pairs(PETROL_WORDS, ['cng', 'gnc', 'aardgas'], 'cng'),
+  ...pairs([...PETROL_WORDS, 'diesel'], ['electric', 'elektrisch', 'electrique'], 'hybrid'),
+};
 export const ENUMS = {
   status: { values: ['active', 'pending', 'sold', 'draft'], aliases: {} },
   fuelType: {
@@ -21,10 +56,16 @@ export const ENUMS = {
     aliases: {
       gasoline: 'petrol',
       benzine: 'petrol',
+      super: 'petrol',
+      loodvrij: 'petrol',
       benzin: 'petrol',
       essence: 'petrol',
       sans_plomb: 'petrol',
+      gazole: 'diesel',
+      gasoil: 'diesel',
       ev: 'electric',
+      elektriciteit: 'electric',
+      electricite: 'electric',
       bev: 'electric',
       elektrisch: 'electric',
       electrique: 'electric',
@@ -34,6 +75,9 @@ export const ENUMS = {
       hybride_benzine: 'hybrid',
       hybride_essence: 'hybrid',
       hybride_diesel: 'hybrid',
+      mhev: 'hybrid',
+      mild_hybrid: 'hybrid',
+      mild_hybride: 'hybrid',
       phev: 'plugin_hybrid',
       plug_in_hybrid: 'plugin_hybrid',
       plug_in_hybride: 'plugin_hybrid',
@@ -46,6 +90,7 @@ export const ENUMS = {
       aardgas: 'cng',
       gnc: 'cng',
       gaz_naturel: 'cng',
+      fcev: 'hydrogen',
       h2: 'hydrogen',
       waterstof: 'hydrogen',
       hydrogene: 'hydrogen',
@@ -55,6 +100,7 @@ export const ENUMS = {
       overige: 'other',
       andere: 'other',
       autre: 'other',
+      ...BI_FUEL,
     },
     refused: {
       gas: 'is ambiguous: it means petrol in the US but LPG in Belgium and the Netherlands; send petrol or lpg',
@@ -74,6 +120,11 @@ export const ENUMS = {
       automaat: 'automatic',
       automatisch: 'automatic',
       automatique: 'automatic',
+      automatische: 'automatic',
+      automatic_transmission: 'automatic',
+      boite_automatique: 'automatic',
+      manual_transmission: 'manual',
+      boite_manuelle: 'manual',
       // Automatic gearboxes by their makers' names: dual-clutch (DSG, DCT, EDC, S tronic, PDK) and
       // continuously variable (CVT) ones shift on their own, and buyers and portals file them as
       // automatic. Semi-automatic is a clutchless manual shifted by the driver (automated manual).
@@ -91,6 +142,8 @@ export const ENUMS = {
       semi_automatisch: 'semi_automatic',
       semi_automatique: 'semi_automatic',
       halfautomaat: 'semi_automatic',
+      robotisee: 'semi_automatic',
+      boite_robotisee: 'semi_automatic',
     },
   },
   bodyType: {
@@ -112,6 +165,13 @@ export const ENUMS = {
       sedan_berline: 'sedan',
       hatchback_berline: 'hatchback',
       compacte: 'hatchback',
+      hatch: 'hatchback',
+      citadine: 'hatchback',
+      limousine: 'sedan',
+      coupe_cabriolet: 'convertible',
+      fourgon: 'van',
+      fourgonnette: 'van',
+      bestelauto: 'van',
       stationwagen: 'station_wagon',
       station: 'station_wagon',
       terreinwagen: 'suv',
@@ -154,6 +214,12 @@ export const ENUMS = {
       '4_roues_motrices': 'awd',
       integrale: 'awd',
       transmission_integrale: 'awd',
+      // All-wheel drive by its makers' names, as transmissions are named by theirs above.
+      quattro: 'awd',
+      '4motion': 'awd',
+      xdrive: 'awd',
+      '4matic': 'awd',
+      allrad: 'awd',
     },
   },
   vehicleType: {
@@ -182,9 +248,28 @@ export const ENUMS = {
       'euro6c',
       'euro6d_temp',
       'euro6d',
+      'euro6e',
+      'euro6e_bis',
+      'euro6e_bis_fcm',
       'euro7',
     ],
-    aliases: { euro_6d_temp: 'euro6d_temp', euro6dtemp: 'euro6d_temp' },
+    // A value matches with or without its underscores ("Euro 6e-bis", "EURO6E-BIS-FCM"); these are
+    // the longer names of the papers: Euro 6b is the first Euro 6, 6d-TEMP-EVAP(-ISC) is 6d-TEMP,
+    // 6d-ISC(-FCM) is 6d.
+    aliases: {
+      euro_6d_temp: 'euro6d_temp',
+      euro6dtemp: 'euro6d_temp',
+      euro_6b: 'euro6',
+      euro6b: 'euro6',
+      euro_6d_temp_evap: 'euro6d_temp',
+      euro6d_temp_evap: 'euro6d_temp',
+      euro_6d_temp_evap_isc: 'euro6d_temp',
+      euro6d_temp_evap_isc: 'euro6d_temp',
+      euro_6d_isc: 'euro6d',
+      euro6d_isc: 'euro6d',
+      euro_6d_isc_fcm: 'euro6d',
+      euro6d_isc_fcm: 'euro6d',
+    },
   },
   co2Type: { values: ['wltp', 'nedc'], aliases: {} },
   paintType: {
@@ -224,6 +309,7 @@ export const ENUMS = {
       cuir_partiel: 'partial_leather',
       mi_cuir: 'partial_leather',
       velours: 'velour',
+      ...pairs(['stof', 'tissu', 'cloth', 'fabric'], ['leder', 'leer', 'cuir', 'leather'], 'partial_leather'),
     },
   },
   conditionTags: {

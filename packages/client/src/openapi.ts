@@ -441,7 +441,7 @@ export interface components {
             co2Emission?: number | null;
             /** @description One of: wltp, nedc. Case-insensitive; aliases: GET /reference/enums. */
             co2Type?: string | null;
-            /** @description One of: euro1, euro2, euro3, euro4, euro5, euro6, euro6c, euro6d_temp, euro6d, euro7. Case-insensitive; aliases: GET /reference/enums. */
+            /** @description One of: euro1, euro2, euro3, euro4, euro5, euro6, euro6c, euro6d_temp, euro6d, euro6e, euro6e_bis, euro6e_bis_fcm, euro7. Case-insensitive; aliases: GET /reference/enums. */
             emissionClass?: string | null;
             firstRegistration?: string | null;
             /** @description One of: fwd, rwd, awd. Case-insensitive; aliases: GET /reference/enums. */
@@ -538,7 +538,7 @@ export interface components {
             co2Emission?: number | null;
             /** @description One of: wltp, nedc. Case-insensitive; aliases: GET /reference/enums. */
             co2Type?: string | null;
-            /** @description One of: euro1, euro2, euro3, euro4, euro5, euro6, euro6c, euro6d_temp, euro6d, euro7. Case-insensitive; aliases: GET /reference/enums. */
+            /** @description One of: euro1, euro2, euro3, euro4, euro5, euro6, euro6c, euro6d_temp, euro6d, euro6e, euro6e_bis, euro6e_bis_fcm, euro7. Case-insensitive; aliases: GET /reference/enums. */
             emissionClass?: string | null;
             firstRegistration?: string | null;
             /** @description One of: fwd, rwd, awd. Case-insensitive; aliases: GET /reference/enums. */
@@ -686,7 +686,7 @@ export interface components {
             powerKw: number | null;
             co2Emission: number | null;
             co2Type: ("wltp" | "nedc") | null;
-            emissionClass: ("euro1" | "euro2" | "euro3" | "euro4" | "euro5" | "euro6" | "euro6c" | "euro6d_temp" | "euro6d" | "euro7") | null;
+            emissionClass: ("euro1" | "euro2" | "euro3" | "euro4" | "euro5" | "euro6" | "euro6c" | "euro6d_temp" | "euro6d" | "euro6e" | "euro6e_bis" | "euro6e_bis_fcm" | "euro7") | null;
             /** @description YYYY-MM-DD */
             firstRegistration: string | null;
             driveType: ("fwd" | "rwd" | "awd") | null;
@@ -831,11 +831,11 @@ export interface operations {
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
                 status?: string;
-                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. Alias: updated_since. */
+                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999. Alias: updated_since. */
                 updatedSince?: string;
-                /** @description Alias of updatedSince. */
+                /** @description Alias of updatedSince. The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999. */
                 updated_since?: string;
-                /** @description pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored. */
+                /** @description pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored. Only a cursor this service issued is taken. */
                 cursor?: string;
                 /** @description Order; ties are broken by id. Default updatedAt. */
                 sort?: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "price" | "-price";
@@ -2769,7 +2769,7 @@ export interface operations {
                 page_size?: number;
                 /** @description Alias of pageSize. */
                 limit?: number;
-                /** @description pagination.nextCursor of an earlier page, with the same parentId, includeChildren and search: continue after it (pageSize defaults to 100). */
+                /** @description pagination.nextCursor of an earlier page, with the same parentId, includeChildren and search: continue after it (pageSize defaults to 100). Only a cursor this service issued is taken. */
                 cursor?: string;
             };
             header?: never;
@@ -2975,11 +2975,11 @@ export interface operations {
                 limit?: number;
                 /** @description active (default), pending, sold, draft, or all. */
                 status?: string;
-                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. Alias: updated_since. */
+                /** @description Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999. Alias: updated_since. */
                 updatedSince?: string;
-                /** @description Alias of updatedSince. */
+                /** @description Alias of updatedSince. The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999. */
                 updated_since?: string;
-                /** @description pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored. */
+                /** @description pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored. Only a cursor this service issued is taken. */
                 cursor?: string;
                 /** @description Order; ties are broken by id. Default updatedAt. */
                 sort?: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "price" | "-price";
@@ -3354,7 +3354,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where deliveries are POSTed: https, a public address; redirects are not followed. */
+                    /** @description Where deliveries are POSTed: https, without credentials or #fragment; its host must resolve to a public address (checked when saved); redirects are not followed. */
                     url: string;
                     description?: string | null;
                     /** @description Which changes this endpoint receives; within your access scope either way. */
@@ -4014,7 +4014,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where deliveries are POSTed: https, a public address; redirects are not followed. */
+                    /** @description Where deliveries are POSTed: https, without credentials or #fragment; its host must resolve to a public address (checked when saved); redirects are not followed. */
                     url?: string;
                     description?: string | null;
                     /** @description Which changes this endpoint receives; within your access scope either way. */
@@ -4762,7 +4762,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description The `cursor` of an earlier delivery: deliver every change after it again (a replay). */
+                    /** @description The `cursor` of an earlier delivery: deliver every change after it again (a replay). Only a cursor of one of this endpoint's deliveries is taken. */
                     cursor?: string;
                 };
             };
@@ -5007,7 +5007,7 @@ export interface operations {
             query?: {
                 /** @description Attempts per page (default 50; above 200 is clamped). */
                 pageSize?: number;
-                /** @description pagination.nextCursor of the previous page. */
+                /** @description pagination.nextCursor of the previous page. Only a cursor this service issued is taken. */
                 cursor?: string;
             };
             header?: never;
@@ -5186,11 +5186,11 @@ export interface operations {
                 status?: string;
                 /** @description Only this error code (VALIDATION_FAILED; any letter case). */
                 code?: string;
-                /** @description Only requests at or after this ISO 8601 instant (2026-11-25T10:00:00Z, or a date). */
+                /** @description Only requests at or after this ISO 8601 instant (2026-11-25T10:00:00Z, or a date). The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999. */
                 since?: string;
                 /** @description Records per page (default 50; above 200 is clamped). */
                 pageSize?: number;
-                /** @description pagination.nextCursor of the previous page. */
+                /** @description pagination.nextCursor of the previous page. Only a cursor this service issued is taken. */
                 cursor?: string;
             };
             header?: never;
