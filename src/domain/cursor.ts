@@ -24,6 +24,14 @@ const PARAMETER_NAMES: Record<string, string> = {
   context: 'endpoint (the cursor comes from another list)',
 };
 
+/**
+ * A cursor's form, as the document states it (issue 40) and decode() checks it first: the payload
+ * in base64url, a dot, the 32-character MAC. A cursor of this form can still be refused: only one
+ * this service signed (for the same filters) is taken, which no pattern can say.
+ */
+export const CURSOR_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{32}$/;
+export const CURSOR_MAX_LENGTH = 1000;
+
 const invalid = (why: string) =>
   problem('INVALID_QUERY', `cursor: ${why}`, [
     { path: 'query.cursor', message: why, code: 'invalid_cursor' },
@@ -47,9 +55,8 @@ export function cursorCodec(key: string) {
       return `${body}.${sign(body)}`;
     },
     decode(cursor: string, fingerprint: string, parts?: Record<string, string>): Position | null {
-      const [body, mac, extra] = cursor.split('.');
-      if (!body || !mac || extra !== undefined || mac.length !== 32)
-        throw invalid('is malformed; pass nextCursor exactly as received');
+      if (!CURSOR_PATTERN.test(cursor)) throw invalid('is malformed; pass nextCursor exactly as received');
+      const [body, mac] = cursor.split('.') as [string, string];
       const expected = Buffer.from(sign(body));
       const given = Buffer.from(mac);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) {

@@ -11,10 +11,15 @@
  *   service from writing its records.
  */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what must be found
-const UNSTORABLE = /\u0000|\p{Cs}/u;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what must be replaced
-const UNSTORABLE_ALL = /\u0000|\p{Cs}/gu;
+/**
+ * What storable text may not hold, as the body of a regular-expression class: the one statement
+ * the checks below and the document's text patterns (src/domain/listings/field-types.ts) are
+ * built from. With Unicode semantics (the `u` flag, JSON Schema's patterns) a surrogate range
+ * matches an unpaired surrogate only: a pair is one code point.
+ */
+export const UNSTORABLE_CLASS = '\\u0000\\ud800-\\udfff';
+const UNSTORABLE = new RegExp(`[${UNSTORABLE_CLASS}]`, 'u');
+const UNSTORABLE_ALL = new RegExp(`[${UNSTORABLE_CLASS}]`, 'gu');
 
 /** Text PostgreSQL keeps as sent: no U+0000, no unpaired surrogate. */
 export function isStorableText(value: string): boolean {
@@ -63,7 +68,9 @@ export const keepableOrNull = (value: string | null | undefined, max = KEEP_CHAR
  * `€`, `œ`, `’`; ISO-8859-1 makes them C1 controls: `Škoda` becomes `\u008Akoda`). Tab, CR and LF
  * are C0, and keep each field's own rule.
  */
-const C1 = /[\u0080-\u009f]/;
+/** The C1 range as a regular-expression class body: the rule's one statement (document patterns too). */
+export const C1_CLASS = '\\u0080-\\u009f';
+const C1 = new RegExp(`[${C1_CLASS}]`);
 
 /** Where a text's first C1 control character is (0-based), and which it is; null when none. */
 export function c1At(value: string): { index: number; codePoint: string } | null {

@@ -98,7 +98,9 @@ export function describedEnum(schema: Schema): string[] | undefined {
 }
 
 // Ajv, as in test/helpers/contract.ts: the oracle that says whether a value fits a schema.
-const ajv = new Ajv2020({ strict: false, allErrors: false });
+// multipleOf judged in decimal, as the document means it (19.99 is a multiple of 0.01; in binary
+// floating point 19.99 / 0.01 is 1998.9999999999998).
+const ajv = new Ajv2020({ strict: false, allErrors: false, multipleOfPrecision: 9 });
 addFormats.default(ajv);
 ajv.addSchema({ $id: 'fuzz-openapi', components: document.components }, 'fuzz-openapi');
 const compiled = new WeakMap<Schema, ValidateFunction>();
@@ -131,4 +133,24 @@ function bodyToDraw(schema: Schema | undefined): Schema | undefined {
         ? { ...node, properties: { ...node.properties, items: asListings(node.properties.items) } }
         : node;
   return schema.anyOf ? { ...schema, anyOf: (schema.anyOf as Schema[]).map(asListings) } : asListings(schema);
+}
+
+// A query or path parameter arrives as text: judged as a validating gateway judges it, each value
+// coerced to the type its schema names ("12" is an integer 12, "true" a boolean).
+const coercing = new Ajv2020({ strict: false, allErrors: false, coerceTypes: true, multipleOfPrecision: 9 });
+addFormats.default(coercing);
+coercing.addSchema({ $id: 'fuzz-openapi', components: document.components }, 'fuzz-openapi');
+const compiledText = new WeakMap<Schema, ValidateFunction>();
+
+/** Whether a parameter's text is valid against its schema, by the document. */
+export function fitsText(schema: Schema, value: unknown): boolean {
+  let validate = compiledText.get(schema);
+  if (!validate) {
+    const rebased = JSON.parse(
+      JSON.stringify(schema).replaceAll('"#/components/', '"fuzz-openapi#/components/'),
+    );
+    validate = coercing.compile(rebased);
+    compiledText.set(schema, validate);
+  }
+  return validate(value) as boolean;
 }

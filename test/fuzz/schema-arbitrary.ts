@@ -90,8 +90,19 @@ function validOfType(kind: string, node: Schema, overrides: Overrides, at: strin
         max: Math.min(node.maximum ?? MAX_SAFE, MAX_SAFE),
       });
     case 'number': {
-      const min = node.minimum ?? -Number.MAX_VALUE;
-      const max = node.maximum ?? Number.MAX_VALUE;
+      const min = node.minimum ?? node.exclusiveMinimum ?? -Number.MAX_VALUE;
+      const max = node.maximum ?? node.exclusiveMaximum ?? Number.MAX_VALUE;
+      if (node.multipleOf !== undefined) {
+        // Whole multiples, within the bounds (19.99 as 1999 × 0.01, rounded to its decimals).
+        const step = node.multipleOf as number;
+        const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+        const lo = Math.max(Math.ceil(min / step), -MAX_SAFE);
+        const hi = Math.min(Math.floor(max / step), MAX_SAFE);
+        return fc
+          .integer({ min: lo, max: hi })
+          .map((n) => Number((n * step).toFixed(decimals)))
+          .filter((n) => fits(node, n));
+      }
       return fc.oneof(
         fc.integer({ min: Math.ceil(Math.max(min, -MAX_SAFE)), max: Math.floor(Math.min(max, MAX_SAFE)) }),
         fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => n + 0),
@@ -177,6 +188,9 @@ function invalidOfBranch(
   }
   if (kinds.includes('number')) {
     const { minimum: min, maximum: max } = node;
+    // A digit more than multipleOf allows (19.99 → 19.995).
+    if (node.multipleOf !== undefined)
+      out.push(fc.integer({ min: 1, max: 9999 }).map((n) => n * node.multipleOf + node.multipleOf / 2));
     if (min !== undefined)
       out.push(fc.double({ max: min, maxExcluded: true, noNaN: true, noDefaultInfinity: true }));
     if (max !== undefined)
@@ -266,4 +280,168 @@ function invalidOfBranch(
 function acceptsAnything(schema: Schema): boolean {
   const node = resolve(schema);
   return Object.keys(node).every((k) => ['description', 'title', 'readOnly', 'deprecated'].includes(k));
+}
+
+/**
+ * Characters a text rule has to take a side on: C0 and C1 controls, DEL, white space of several
+ * kinds, a byte order mark, U+0000 and an unpaired surrogate. Edges put them inside a value; the
+ * white-space ones at either end too.
+ */
+const PROBES = [
+  '\u0000',
+  '\u0001',
+  '\t',
+  '\n',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  '\u0085',
+  '\u009f',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+  '\ud800',
+];
+const OUTER_PROBES = [' ', '\t', '\u00a0', '\u2028', '\ufeff', '\u0001'];
+
+export interface Edges {
+  /** Values the document accepts, at its bounds and around its patterns. */
+  inside: unknown[];
+  /** Values the document refuses, one step past a bound or one character off a pattern. */
+  outside: unknown[];
+}
+
+/**
+ * Values at the documented edges of one field, on both sides: each bound and one step past it
+ * (minimum, maximum and their exclusive forms, one multipleOf step, minLength and maxLength,
+ * minItems and maxItems), samples of a pattern and the same with a probe character put in, each
+ * enumerated value and one that is not, values of other types. Whether each is inside or outside
+ * is the document's own word (Ajv): `fitsValue` decides (a coercing one for query parameters,
+ * whose values are text: `text` draws strings only). Nothing here knows a field by name.
+ */
+export function edges(
+  schema: Schema,
+  fitsValue: (schema: Schema, value: unknown) => boolean,
+  options: { text?: boolean } = {},
+): Edges {
+  const seen = new Map<string, unknown>();
+  const add = (value: unknown) => {
+    if (value === undefined) return;
+    const v = options.text && typeof value !== 'string' ? JSON.stringify(value) : value;
+    seen.set(JSON.stringify(v), v);
+  };
+  collectEdges(resolve(schema), add, fitsValue, options.text === true);
+  const result: Edges = { inside: [], outside: [] };
+  for (const value of seen.values()) (fitsValue(schema, value) ? result.inside : result.outside).push(value);
+  return result;
+}
+
+function collectEdges(
+  node: Schema,
+  add: (value: unknown) => void,
+  fitsValue: (schema: Schema, value: unknown) => boolean,
+  text: boolean,
+): void {
+  const branches = ((node.anyOf ?? node.oneOf) as Schema[] | undefined) ?? [node];
+  if (branches.length > 1 || branches[0] !== node) {
+    for (const branch of branches) collectEdges(resolve(branch), add, fitsValue, text);
+    return;
+  }
+  if (node.const !== undefined) add(node.const);
+  if (Array.isArray(node.enum)) {
+    for (const value of node.enum as unknown[]) {
+      add(value);
+      if (typeof value === 'string') add(value.toUpperCase());
+    }
+    add('zz-not-listed');
+  }
+  const kinds = types(node) ?? [];
+  if (!text) {
+    // Another type than the field's: each of these fits some field and refuses another.
+    for (const other of [null, true, 42, '42', [], {}]) add(other);
+  }
+  if (kinds.includes('boolean')) for (const v of text ? ['true', 'false', 'yes'] : [true, false]) add(v);
+  if (kinds.includes('integer') || kinds.includes('number'))
+    numberEdges(node, kinds.includes('integer'), add);
+  if (kinds.includes('string')) stringEdges(node, add, fitsValue);
+  if (kinds.includes('array')) {
+    const item = node.items ? (edges(node.items, fitsValue).inside[0] ?? 'x') : 'x';
+    const counts = [0, 1, node.minItems - 1, node.minItems, node.maxItems, node.maxItems + 1];
+    for (const n of counts) if (Number.isInteger(n) && n >= 0) add(Array(n).fill(item));
+  }
+}
+
+function numberEdges(node: Schema, integer: boolean, add: (value: unknown) => void): void {
+  const step: number = node.multipleOf ?? (integer ? 1 : 1e-6);
+  const round = (n: number) => Number(n.toFixed(9));
+  const { minimum: min, maximum: max, exclusiveMinimum: xmin, exclusiveMaximum: xmax } = node;
+  // Each bound, and one step past it (on the wrong side for an inclusive one, the right side for
+  // an exclusive one: the bound itself is then the value just outside).
+  for (const [bound, next] of [
+    [min, -step],
+    [max, step],
+    [xmin, step],
+    [xmax, -step],
+  ] as const) {
+    if (bound === undefined) continue;
+    add(bound);
+    add(round(bound + next));
+  }
+  // Without a bound on a side, a value far on that side: a bound the document leaves out shows.
+  if (min === undefined && xmin === undefined) add(-1e12);
+  if (max === undefined && xmax === undefined) add(1e12);
+  const low = min ?? xmin ?? 0;
+  const high = max ?? xmax ?? low + 100;
+  const middle = round(low + Math.min(12.34, (high - low) / 2));
+  add(middle);
+  // One decimal more than multipleOf allows (19.99 → 19.991), and a fraction for an integer.
+  if (node.multipleOf !== undefined) add(round(middle + node.multipleOf / 10));
+  if (integer) add(Math.floor(middle) + 0.5);
+}
+
+function stringEdges(
+  node: Schema,
+  add: (value: unknown) => void,
+  fitsValue: (schema: Schema, value: unknown) => boolean,
+): void {
+  const { minLength: minL, maxLength: maxL } = node;
+  const bare = { ...node, minLength: undefined, maxLength: undefined };
+  // Values of the pattern (or format), whatever their length: the bases the edges are built on.
+  let bases: string[] = [];
+  if (node.format === 'uuid') bases = ['3f0c2a8e-5b1d-4c6e-9a7f-1d2e3f4a5b6c'];
+  else if (typeof node.pattern === 'string') {
+    const pattern = new RegExp(node.pattern, 'u');
+    bases = fc.sample(fc.stringMatching(pattern, { size: 'small' }), { numRuns: 40, seed: 40 });
+    // The shortest few, and the plainest: a sample of all ASCII letters and digits if there is one.
+    bases.sort((a, b) => a.length - b.length);
+    const plain = bases.find((s) => /^[\x21-\x7e]+$/.test(s) && !/^\s|\s$/.test(s));
+    bases = [...(plain ? [plain] : []), ...bases.filter((s) => s.length > 0).slice(0, 2)];
+  } else bases = ['Edge value'];
+  bases = bases.filter((s) => fitsValue(bare, s));
+  for (const s of bases) add(s);
+  add('');
+  add(' ');
+  add('zz edge');
+  // Lengths from bases without white space at either end: the service trims text before it
+  // counts (a leniency the document does not state: docs/reliability.md, "Known limits").
+  const unpadded = bases.filter((s) => !/^\s|\s$/.test(s));
+  for (const n of [minL - 1, minL, maxL, maxL + 1]) {
+    if (!Number.isInteger(n) || n < 0) continue;
+    add('x'.repeat(n));
+    for (const s of unpadded.slice(0, 2)) add(n <= s.length ? s.slice(0, n) : s + 'x'.repeat(n - s.length));
+  }
+  if (node.format === 'uuid') {
+    const u = bases[0]!;
+    add(u.toUpperCase());
+    add(u.slice(1));
+    add(`${u}0`);
+    add(u.replaceAll('-', ''));
+  }
+  const base = bases[0] ?? 'Edge value';
+  const at = Math.max(1, Math.floor(base.length / 2));
+  for (const probe of PROBES) add(base.slice(0, at) + probe + base.slice(at));
+  for (const probe of OUTER_PROBES) {
+    add(probe + base);
+    add(base + probe);
+  }
 }

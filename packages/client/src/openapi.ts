@@ -724,7 +724,7 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "PRECONDITION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "INVALID_HEADER" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "PRECONDITION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 requestId: string;
                 /** @description Every input that failed validation, at most 100 (see issueCount). */
@@ -1257,7 +1257,7 @@ export interface operations {
                 dryRun?: boolean | string;
             };
             header?: {
-                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
             };
             path: {
@@ -1356,6 +1356,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
@@ -1586,7 +1588,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
             };
             path: {
@@ -1637,6 +1639,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
@@ -1867,7 +1871,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
             };
             path: {
@@ -1929,6 +1933,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
@@ -2239,6 +2245,8 @@ export interface operations {
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
+             *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
@@ -2466,7 +2474,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. */
+                /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
             };
             path: {
@@ -2524,6 +2532,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
@@ -3421,6 +3431,8 @@ export interface operations {
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
+             *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
@@ -3812,6 +3824,8 @@ export interface operations {
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
+             *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
@@ -4057,6 +4071,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
@@ -4331,6 +4347,8 @@ export interface operations {
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
              *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
+             *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
              *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
@@ -4559,6 +4577,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *
@@ -4795,6 +4815,8 @@ export interface operations {
              *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
              *
              *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
              *
              *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
              *

@@ -36,7 +36,7 @@ const page = (items: unknown[]) => ({
     totalItems: 37,
     totalPages: 1,
     nextCursor:
-      'eyJ2IjoxLCJwIjpbIjIwMjYtMTEtMjFUMTY6NDA6MjcuMDkwMDAwWiIsIjNmMGMyYThlIl0sImYiOiJhYmMifQ.Xq2b9W',
+      'eyJ2IjoxLCJwIjpbIjIwMjYtMTEtMjFUMTY6NDA6MjcuMDkwMDAwWiIsIjNmMGMyYThlIl0sImYiOiJhYmMifQ.Xq2b9WkL0pR7sT1uV3wY5zA8cD2eF4gH',
     hasMore: false,
   },
   meta: { partner, filters: { status: 'active', sort: 'updatedAt' } },

@@ -55,7 +55,10 @@ export const WEBHOOK_BODY_EXAMPLES: Record<string, Record<string, Example>> = {
     stopped: { summary: 'From where it stopped', value: {} },
     replay: {
       summary: 'Replay every change after an earlier delivery',
-      value: { cursor: 'eyJ2IjoxLCJwIjpbIjIwMjYtMTEtMjFUMTY6NDA6MjcuMDkwMDAwWiIsIjNmMGMyYThlIl19.Xq2b9W' },
+      value: {
+        cursor:
+          'eyJ2IjoxLCJwIjpbIjIwMjYtMTEtMjFUMTY6NDA6MjcuMDkwMDAwWiIsIjNmMGMyYThlIl19.Xq2b9WkL0pR7sT1uV3wY5zA8cD2eF4gH',
+      },
     },
   },
 };

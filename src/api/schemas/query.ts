@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { caseInsensitive } from '../../domain/listings/field-types.js';
+import { CURSOR_MAX_LENGTH, CURSOR_PATTERN } from '../../domain/cursor.js';
+import { caseInsensitive, NON_BLANK_TEXT_PATTERN, TEXT_PATTERN } from '../../domain/listings/field-types.js';
 import { messages } from '../../domain/messages.js';
 import { isStorableText, STORABLE_MESSAGE } from '../../domain/text.js';
 
@@ -48,7 +49,27 @@ export const textParam = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine(isStorableText, STORABLE_MESSAGE);
+    .refine(isStorableText, STORABLE_MESSAGE)
+    // In the document too: not only spaces, and the text rule (src/domain/listings/field-types.ts).
+    .meta({ pattern: NON_BLANK_TEXT_PATTERN });
+
+/** Free text that may be empty (a search of nothing is no filter): the text rule only. */
+export const optionalTextParam = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .refine(isStorableText, STORABLE_MESSAGE)
+    .meta({ pattern: TEXT_PATTERN });
+
+/**
+ * A cursor (pagination.nextCursor, a delivery's cursor): its form in the document, from the one
+ * statement of it (src/domain/cursor.ts). Whether this service issued it is the decoder's check.
+ */
+export const cursorParam = z
+  .string()
+  .max(CURSOR_MAX_LENGTH, `must be at most ${CURSOR_MAX_LENGTH} characters`)
+  .regex(CURSOR_PATTERN, 'is malformed; pass nextCursor exactly as received');
 
 export const booleanParam = z
   .string()
@@ -65,6 +86,25 @@ export const booleanParam = z
 
 const DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * The forms dateTimeParam reads, for the document (issue 40: a fuzzer sent month 13 and hour 25,
+ * which the looser pattern allowed): years 0001 to 9999, months 01 to 12, days 01 to 31, hours 00
+ * to 23 (24:00, the end of a day, too), minutes and seconds 00 to 59, offsets up to ±23:59. What a
+ * pattern cannot say is in the parameters' descriptions: the day must exist (not 2021-02-30) and
+ * the instant, offset applied, must lie within the years 1 to 9999.
+ */
+const DATE_TIME_PATTERN = [
+  '^\\s*',
+  '(\\d{3}[1-9]|\\d{2}[1-9]\\d|\\d[1-9]\\d{2}|[1-9]\\d{3})-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])',
+  '([Tt ](([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?|24:00(:00(\\.0{1,9})?)?)',
+  '([Zz]|[+ -]([01]\\d|2[0-3]):?[0-5]\\d)?)?',
+  '\\s*$',
+].join('');
+
+/** What the document says of a date-time beyond its pattern. */
+export const DATE_TIME_WORDS =
+  'The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999.';
 
 /** Whether year-month-day is a day of the calendar (Date would roll 2021-02-30 over to March 2nd). */
 function isCalendarDay(date: string): boolean {
@@ -103,8 +143,7 @@ export const dateTimeParam = z
     'x-query-type': {
       type: 'string',
       // The forms DATE_TIME reads (an impossible day such as 2021-02-30 is refused too).
-      pattern:
-        '^\\s*\\d{4}-\\d{2}-\\d{2}([Tt ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+ -]\\d{2}:?\\d{2})?)?\\s*$',
+      pattern: DATE_TIME_PATTERN,
     },
   });
 

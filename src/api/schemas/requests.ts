@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { caseInsensitive } from '../../domain/listings/field-types.js';
 import { DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE, USAGE_WINDOWS } from '../../domain/request-records/reads.js';
 import { ERROR_CODES } from '../openapi/error-codes.js';
-import { dateTimeParam, positiveIntParam, textParam } from './query.js';
+import { cursorParam, DATE_TIME_WORDS, dateTimeParam, positiveIntParam, textParam } from './query.js';
 
 /** A failed request as its partner sees it (GET /requests). */
 export const requestRecordSchema = z
@@ -61,15 +62,21 @@ export const requestRecordQuery = z.object({
     .refine((v) => v.toUpperCase() in ERROR_CODES, {
       message: `must be an error code: ${Object.keys(ERROR_CODES).join(', ')}`,
     })
+    // The error table in the document (issue 40), any letter case, as the service reads it.
+    .meta({ pattern: caseInsensitive(Object.keys(ERROR_CODES)) })
     .optional()
     .describe('Only this error code (VALIDATION_FAILED; any letter case).'),
   since: dateTimeParam
     .optional()
-    .describe('Only requests at or after this ISO 8601 instant (2026-11-25T10:00:00Z, or a date).'),
+    .describe(
+      `Only requests at or after this ISO 8601 instant (2026-11-25T10:00:00Z, or a date). ${DATE_TIME_WORDS}`,
+    ),
   pageSize: positiveIntParam
     .optional()
     .describe(`Records per page (default ${DEFAULT_RECORD_PAGE}; above ${MAX_RECORD_PAGE} is clamped).`),
-  cursor: z.string().max(1000).optional().describe('pagination.nextCursor of the previous page.'),
+  cursor: cursorParam
+    .optional()
+    .describe('pagination.nextCursor of the previous page. Only a cursor this service issued is taken.'),
 });
 
 export const recordPagination = z.object({

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { deliverySchema } from '../../domain/shapes/webhooks.js';
 import { DEFAULT_DELIVERY_PAGE, MAX_DELIVERY_PAGE } from '../../domain/webhooks/views.js';
-import { positiveIntParam } from './query.js';
+import { cursorParam, positiveIntParam } from './query.js';
 
 /** GET …/webhooks/{id}/deliveries, for the partner and the operator alike. */
 export const deliveryQuery = z.object({
   pageSize: positiveIntParam
     .optional()
     .describe(`Attempts per page (default ${DEFAULT_DELIVERY_PAGE}; above ${MAX_DELIVERY_PAGE} is clamped).`),
-  cursor: z.string().max(1000).optional().describe('pagination.nextCursor of the previous page.'),
+  cursor: cursorParam
+    .optional()
+    .describe('pagination.nextCursor of the previous page. Only a cursor this service issued is taken.'),
 });
 
 export const deliveryPageSchema = z.object({

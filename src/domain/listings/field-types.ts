@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENUMS, type EnumName, matchEnum, refusalOf } from '../enums.js';
 import { messages } from '../messages.js';
-import { isStorableText, STORABLE_MESSAGE } from '../text.js';
+import { C1_CLASS, isStorableText, STORABLE_MESSAGE, UNSTORABLE_CLASS } from '../text.js';
 
 /**
  * The value types of the listing write shape: each knows its bounds (decisions.md, "Writing") and
@@ -41,6 +41,24 @@ export const referenceRule = REFERENCE_RULE;
 export { isStorableText, STORABLE_MESSAGE };
 
 /**
+ * The text rules as the document's patterns (issue 40: a validator must know what the service
+ * refuses), built from the rules' own statements in src/domain/text.ts, never retyped: storable
+ * text (no U+0000, no unpaired surrogate) everywhere, and no C1 control character in a listing's
+ * text (decisions.md, 2026-11-28).
+ */
+const LISTING_TEXT_REFUSED = `${UNSTORABLE_CLASS}${C1_CLASS}`;
+const anyText = (refused: string) => `^[^${refused}]*$`;
+const nonBlank = (refused: string) => `^[^${refused}]*[^\\s${refused}][^${refused}]*$`;
+/** Any storable text (a query's, a webhook endpoint's description). */
+export const TEXT_PATTERN = anyText(UNSTORABLE_CLASS);
+/** Storable text with a character that is not white space (a minimum of 1 after trimming). */
+export const NON_BLANK_TEXT_PATTERN = nonBlank(UNSTORABLE_CLASS);
+/** A listing's text. */
+export const LISTING_TEXT_PATTERN = anyText(LISTING_TEXT_REFUSED);
+/** A listing's text with a character that is not white space. */
+export const NON_BLANK_LISTING_TEXT_PATTERN = nonBlank(LISTING_TEXT_REFUSED);
+
+/**
  * A JSON Schema pattern that matches these words in any letter case, with outer spaces (what the
  * service accepts, since it trims and folds case): caseInsensitive(['true']) → ^\s*([Tt][Rr][Uu][Ee])\s*$.
  */
@@ -65,6 +83,7 @@ export const text = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine(isStorableText, STORABLE_MESSAGE)
     .transform((v) => v.trim() || null)
+    .meta({ pattern: LISTING_TEXT_PATTERN })
     .nullable()
     .optional();
 
@@ -101,12 +120,16 @@ export const decimal = (min: number, max: number, exclusiveMin = false) =>
     })
     .refine(twoDecimals, messages.atMostTwoDecimals())
     .transform(toCents)
-    // The bounds in the document; "2 decimals" is said, not given as multipleOf 0.01, which
-    // validators judge in binary floating point (19.99 would fail there).
+    // The bounds in the document, and the 2 decimals as multipleOf 0.01 (issue 40: a generated
+    // client could not know it from words). multipleOf means a decimal multiple: a validator that
+    // divides in binary floating point judges 19.99 wrong (1998.9999999999998 cents), hence the
+    // description; Ajv's multipleOfPrecision, Python's Decimal judge it right.
     .meta({
       [exclusiveMin ? 'exclusiveMinimum' : 'minimum']: min,
       maximum: max,
-      description: 'At most 2 decimals.',
+      multipleOf: 0.01,
+      description:
+        'At most 2 decimals (multipleOf 0.01, meant in decimal: 19.99 qualifies, whatever binary floating point says).',
     })
     .nullable()
     .optional();
@@ -154,13 +177,27 @@ function enumPattern(name: EnumName): string {
   const word = (key: string, separator: string) => key.split('_').map(anyCase).join(separator);
   const accepted = [
     ...spec.values.map((value) => word(value, '[\\s_-]*')),
-    ...Object.keys(spec.aliases).map((alias) => word(alias, '[\\s_-]+')),
+    // An alias's words are matched with one "_", or a run of spaces and hyphens, between them
+    // (enumKey: `sans plomb`, `sans-plomb`, `sans_plomb`; not `sans_ plomb`).
+    ...Object.keys(spec.aliases).map((alias) => word(alias, '(?:_|[\\s-]+)')),
   ];
   return `^\\s*(${accepted.join('|')})?\\s*$`;
 }
 
+/**
+ * An image URL as the document states it and the service checks it (one source): http or https,
+ * a host, no control character (C0, DEL) anywhere: the URL parser would drop a tab or a line
+ * break quietly, and the URL kept would not be the one sent. White space around it is trimmed.
+ */
+const URL_REFUSED = `\\u0001-\\u001f\\u007f${LISTING_TEXT_REFUSED}`;
+const HTTP_URL = new RegExp(
+  `^\\s*${anyCase('http')}[Ss]?://[^\\s/?#${URL_REFUSED}][^${URL_REFUSED}]*?\\s*$`,
+  'u',
+);
+
 export const httpUrl = z
   .string({ error: 'must be a URL string' })
+  .regex(HTTP_URL, 'must be an http(s) URL without control characters')
   .trim()
   .max(2048, 'must be at most 2048 characters')
   .refine(isStorableText, STORABLE_MESSAGE)
@@ -172,35 +209,26 @@ export const httpUrl = z
       return false;
     }
   }, 'must be an http(s) URL')
-  .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]', description: 'An http(s) URL.' });
+  .meta({ description: 'An http(s) URL.' });
 
 export const image = z.union([
   httpUrl,
   z.strictObject({ url: httpUrl, position: z.number().int().min(0).optional() }),
 ]);
 
-export const feature = z.union([
+/** A feature's text: trimmed, 1 to max characters, by the text rule (its pattern in the document). */
+const featureText = (max: number, error?: string) =>
   z
-    .string({ error: 'must be a string or {category, name}' })
+    .string(error ? { error } : undefined)
     .trim()
     .min(1, 'must not be empty')
-    .max(200, 'must be at most 200 characters')
+    .max(max, `must be at most ${max} characters`)
     .refine(isStorableText, STORABLE_MESSAGE)
-    .transform((name) => ({ category: 'other', name })),
-  z.strictObject({
-    category: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(100, 'must be at most 100 characters')
-      .refine(isStorableText, STORABLE_MESSAGE),
-    name: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(200, 'must be at most 200 characters')
-      .refine(isStorableText, STORABLE_MESSAGE),
-  }),
+    .meta({ pattern: NON_BLANK_LISTING_TEXT_PATTERN });
+
+export const feature = z.union([
+  featureText(200, 'must be a string or {category, name}').transform((name) => ({ category: 'other', name })),
+  z.strictObject({ category: featureText(100), name: featureText(200) }),
 ]);
 
 export const VIN_PATTERN = /^[A-HJ-NPR-Z0-9]{17}$/;
@@ -224,16 +252,25 @@ export function firstRegistration(today: () => Date) {
       return iso;
     })
     .meta({
-      pattern: '^\\s*\\d{4}-\\d{2}(-\\d{2})?\\s*$',
-      description: 'YYYY-MM or YYYY-MM-DD (a month means its first day); not in the future.',
+      pattern: '^\\s*\\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01]))?\\s*$',
+      description:
+        'YYYY-MM or YYYY-MM-DD (a month means its first day): a day of the calendar (not 2019-02-30), not in the future (neither of which a pattern can say).',
     })
     .nullable()
     .optional();
 }
 
 export function historyReport(hosts: readonly string[]) {
+  // The document's pattern is the service's first check (one source): an URL of another host, or
+  // with a control character the URL parser would drop, is refused before it is parsed.
+  const pattern = new RegExp(
+    `^\\s*(\\d{11}|${anyCase('https://')}(${hosts.map(anyCase).join('|')})([/?#][^${URL_REFUSED}]*?)?)?\\s*$`,
+    'u',
+  );
+  const refusal = `must be an https URL on ${hosts.join(' or ')}, or an 11-digit certificate number`;
   return z
     .string({ error: 'must be a string' })
+    .regex(pattern, refusal)
     .trim()
     .max(2048, 'must be at most 2048 characters')
     .transform((raw, ctx) => {
@@ -244,18 +281,12 @@ export function historyReport(hosts: readonly string[]) {
         url = new URL(raw);
       } catch {}
       if (url?.protocol !== 'https:' || !hosts.includes(url.hostname.toLowerCase())) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be an https URL on ${hosts.join(' or ')}, or an 11-digit certificate number`,
-        });
+        ctx.addIssue({ code: 'custom', message: refusal });
         return z.NEVER;
       }
       return url.toString();
     })
-    .meta({
-      pattern: `^\\s*(\\d{11}|${anyCase('https://')}(${hosts.map(anyCase).join('|')})([/?#].*)?)?\\s*$`,
-      description: `An https URL on ${hosts.join(' or ')}, or an 11-digit certificate number.`,
-    })
+    .meta({ description: `An https URL on ${hosts.join(' or ')}, or an 11-digit certificate number.` })
     .nullable()
     .optional();
 }

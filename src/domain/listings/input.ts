@@ -13,6 +13,7 @@ import {
   image,
   int,
   isStorableText,
+  NON_BLANK_LISTING_TEXT_PATTERN,
   STORABLE_MESSAGE,
   text,
   VIN_PATTERN,
@@ -34,6 +35,15 @@ interface ListingSchemaOptions {
   today?: () => Date;
 }
 
+/** A latitude (90) or longitude (180): its range named in the message as numbers. */
+const coordinate = (bound: number) =>
+  z
+    .number({ error: 'must be a number' })
+    .min(-bound, messages.between(-bound, bound))
+    .max(bound, messages.between(-bound, bound))
+    .nullable()
+    .optional();
+
 /** The fields of a listing body, before aliases are folded in. */
 export function listingBodySchema(options: ListingSchemaOptions) {
   const today = options.today ?? (() => new Date());
@@ -50,6 +60,7 @@ export function listingBodySchema(options: ListingSchemaOptions) {
       .min(1)
       .max(64)
       .refine(isStorableText, STORABLE_MESSAGE)
+      .meta({ pattern: NON_BLANK_LISTING_TEXT_PATTERN })
       .nullable()
       .optional(),
     status: enumField('status'),
@@ -59,7 +70,10 @@ export function listingBodySchema(options: ListingSchemaOptions) {
       .min(1, 'must not be empty')
       .max(200, 'must be at most 200 characters')
       .refine(isStorableText, STORABLE_MESSAGE)
-      .meta({ pattern: '\\S', description: 'Required: 1 to 200 characters, not only spaces.' }),
+      .meta({
+        pattern: NON_BLANK_LISTING_TEXT_PATTERN,
+        description: 'Required: 1 to 200 characters, not only spaces.',
+      }),
     description: text(20_000),
     price: decimal(0, 10_000_000, true),
     currency: z
@@ -76,8 +90,17 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     year: z
       .number({ error: 'must be a number' })
       .int('must be a whole number')
-      .refine((v) => v >= 1900 && v <= maxYear(), { message: messages.yearRange() })
-      .meta({ minimum: 1900, description: 'From 1900 to next year.' })
+      // The bound named as a number ("between 1900 and 2027"), computed when the value is checked.
+      .superRefine((v, ctx) => {
+        const max = maxYear();
+        if (v < 1900 || v > max) ctx.addIssue({ code: 'custom', message: messages.yearRange(max) });
+      })
+      .meta({
+        minimum: 1900,
+        // No maximum in the document: the bound moves every 1 January, the document does not.
+        description:
+          'From 1900 to next year (a bound that moves each 1 January, so said here, not as a maximum).',
+      })
       .nullable()
       .optional(),
     mileage: int(0, 2_000_000),
@@ -106,7 +129,7 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     vehicleType: enumField('vehicleType'),
     conditionTags: z
       .array(enumField('conditionTags'), { error: 'must be an array' })
-      .max(20)
+      .max(20, 'at most 20 condition tags')
       .nullable()
       .optional(),
     engine: text(200),
@@ -132,16 +155,16 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     postalCode: text(20),
     city: text(100),
     province: text(100),
-    latitude: z.number({ error: 'must be a number' }).min(-90).max(90).nullable().optional(),
-    longitude: z.number({ error: 'must be a number' }).min(-180).max(180).nullable().optional(),
+    latitude: coordinate(90),
+    longitude: coordinate(180),
     // The read shape nests these; accepting it too lets a partner send back what it read.
     location: z
       .strictObject({
         postalCode: text(20),
         city: text(100),
         province: text(100),
-        latitude: z.number().min(-90).max(90).nullable().optional(),
-        longitude: z.number().min(-180).max(180).nullable().optional(),
+        latitude: coordinate(90),
+        longitude: coordinate(180),
       })
       .nullable()
       .optional(),

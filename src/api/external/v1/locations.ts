@@ -3,11 +3,17 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ListingReads } from '../../../domain/listings/reads.js';
 import { DEFAULT_LOCATION_PAGE, type LocationReads, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
-import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import { partnerMeta } from '../../../http/auth.js';
 import type { Projection } from '../../../store/db.js';
 import { locationJsonProjection } from '../../../store/location-json.js';
-import { booleanParam, pick, positiveIntParam, uuidParam } from '../../schemas/query.js';
+import {
+  booleanParam,
+  cursorParam,
+  optionalTextParam,
+  pick,
+  positiveIntParam,
+  uuidParam,
+} from '../../schemas/query.js';
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 import { paging, resolvePaging } from './listings/query-schema.js';
 import { appliedFilters, listingListResponse, sendListingPage } from './listings/reads.js';
@@ -21,11 +27,7 @@ export const locationsQuery = z
     parent_id: uuidParam.optional().describe('Alias of parentId.'),
     includeChildren: booleanParam.optional().describe('Include deeper descendants (default true).'),
     withCounts: booleanParam.optional().describe('Include stats per location (default true).'),
-    search: z
-      .string()
-      .trim()
-      .max(200)
-      .refine(isStorableText, STORABLE_MESSAGE)
+    search: optionalTextParam(200)
       .optional()
       .describe(
         'Case-insensitive substring of company, full or display name, city, province or location code.',
@@ -37,12 +39,10 @@ export const locationsQuery = z
       ),
     page_size: positiveIntParam.optional().describe('Alias of pageSize.'),
     limit: positiveIntParam.optional().describe('Alias of pageSize.'),
-    cursor: z
-      .string()
-      .max(1000)
+    cursor: cursorParam
       .optional()
       .describe(
-        `pagination.nextCursor of an earlier page, with the same parentId, includeChildren and search: continue after it (pageSize defaults to ${DEFAULT_LOCATION_PAGE}).`,
+        `pagination.nextCursor of an earlier page, with the same parentId, includeChildren and search: continue after it (pageSize defaults to ${DEFAULT_LOCATION_PAGE}). Only a cursor this service issued is taken.`,
       ),
   })
   .transform((q) => ({

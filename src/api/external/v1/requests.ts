@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
+import { REQUEST_ID_PATTERN } from '../../../http/request-id.js';
 import { requestRecordPageSchema, requestRecordQuery, requestRecordSchema } from '../../schemas/requests.js';
 import { partnerErrors } from '../../schemas/responses.js';
 
@@ -43,10 +44,12 @@ export function requestRecordRoutes(records: RequestRecordReads): FastifyPluginA
             'The X-Request-Id of a failed answer (or the one you sent). 404 when no failed request of yours has that id: it succeeded, is older than the retention, or is not yours.',
           tags,
           params: z.object({
+            // What an X-Request-Id may be (src/http/request-id.ts): no failed request has another.
             requestId: z
               .string()
               .min(1)
               .max(128)
+              .regex(REQUEST_ID_PATTERN, 'is not a request id: 1 to 128 visible ASCII characters')
               .describe('The X-Request-Id of the answer (or the one you sent with the request).'),
           }),
           response: { 200: z.object({ data: requestRecordSchema }), ...partnerErrors },

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { CURSOR_MAX_LENGTH, CURSOR_PATTERN } from '../../../domain/cursor.js';
 import { ENUMS } from '../../../domain/enums.js';
+import { TEXT_PATTERN } from '../../../domain/listings/field-types.js';
 import { deliverySchema, endpointSchema } from '../../../domain/shapes/webhooks.js';
 import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
@@ -39,12 +41,30 @@ const filterSchema = z
   .nullable()
   .describe('Which changes this endpoint receives; within your access scope either way.');
 
+/**
+ * What checkTarget (src/domain/webhooks/target.ts) takes, as far as a pattern can say it (issue
+ * 40): https, no space, control character or unpaired surrogate anywhere, no credentials (an @
+ * before the path), no #fragment. That the host resolves, and to a public address, it checks when
+ * the URL is saved; the description says so.
+ */
+const URL_REFUSED = '\\u0000-\\u0020\\u007f-\\u009f\\ud800-\\udfff';
+const WEBHOOK_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]://[^${URL_REFUSED}/?#@]+([/?][^${URL_REFUSED}#]*)?$`;
+
 const url = z
   .string()
   .min(1)
   .max(MAX_URL_LENGTH)
-  .describe('Where deliveries are POSTed: https, a public address; redirects are not followed.');
-const description = z.string().trim().max(500).refine(isStorableText, STORABLE_MESSAGE).nullable();
+  .meta({ pattern: WEBHOOK_URL_PATTERN })
+  .describe(
+    'Where deliveries are POSTed: https, without credentials or #fragment; its host must resolve to a public address (checked when saved); redirects are not followed.',
+  );
+const description = z
+  .string()
+  .trim()
+  .max(500)
+  .refine(isStorableText, STORABLE_MESSAGE)
+  .meta({ pattern: TEXT_PATTERN })
+  .nullable();
 
 // Closed objects, as the service reads them (parseBody refuses any other name as unknown_field):
 // a document that allowed more would let a validating client send what the service refuses.
@@ -72,9 +92,17 @@ const resumeBody = z
   .strictObject({
     cursor: z
       .string()
-      .max(1000)
+      .max(CURSOR_MAX_LENGTH)
+      // The cursor's form (src/domain/cursor.ts); whether it is one of this endpoint's deliveries
+      // is checked when it is decoded.
+      .regex(
+        CURSOR_PATTERN,
+        "is not the cursor of a delivery of this endpoint; pass a delivery's cursor exactly as received",
+      )
       .optional()
-      .describe('The `cursor` of an earlier delivery: deliver every change after it again (a replay).'),
+      .describe(
+        "The `cursor` of an earlier delivery: deliver every change after it again (a replay). Only a cursor of one of this endpoint's deliveries is taken.",
+      ),
   })
   .optional();
 

@@ -6,6 +6,8 @@ import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../..
 import { SORTS } from '../../../../store/listings/reads.js';
 import {
   booleanParam,
+  cursorParam,
+  DATE_TIME_WORDS,
   dateTimeParam,
   pick,
   positiveIntParam,
@@ -41,15 +43,13 @@ export const paging = {
   updatedSince: dateTimeParam
     .optional()
     .describe(
-      'Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. Alias: updated_since.',
+      `Only listings with updatedAt >= this ISO 8601 instant, e.g. 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00, 2026-11-22 10:00 (a space for the T; no offset means UTC) or 2026-11-22 (midnight UTC). A + left unencoded in the URL arrives as a space and is still read as an offset after a time. ${DATE_TIME_WORDS} Alias: updated_since.`,
     ),
-  updated_since: dateTimeParam.optional().describe('Alias of updatedSince.'),
-  cursor: z
-    .string()
-    .max(1000)
+  updated_since: dateTimeParam.optional().describe(`Alias of updatedSince. ${DATE_TIME_WORDS}`),
+  cursor: cursorParam
     .optional()
     .describe(
-      'pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored.',
+      'pagination.nextCursor of an earlier page (same filters, sort=updatedAt): continue strictly after it; page is ignored. Only a cursor this service issued is taken.',
     ),
   sort: z
     .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
