@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { type App, buildApp, httpsRequired } from './app.js';
 import { compose, type UseCases } from './compose.js';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { ACCESS_CHANNEL } from './domain/access-cache.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
@@ -55,6 +55,7 @@ export async function start(
     poolSize: config.DB_POOL_SIZE,
     poolMode: config.DATABASE_POOL_MODE,
   };
+  await assertSessionsKept(config);
   const db = await openDb({
     ...dbOptions,
     databaseUrl: config.DATABASE_URL,
@@ -177,6 +178,30 @@ export async function start(
     await deliveryDb?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * DATABASE_POOL_MODE=session (the default) promises that each connection of DATABASE_URL (and
+ * DATABASE_READ_URL) is a session of its own; behind a pooler in transaction mode the service
+ * started and then answered 500 on list pages (issue 40). Proven before anything relies on it
+ * (store/postgres-sessions.ts): the mistake refuses the start, naming the setting.
+ */
+async function assertSessionsKept(config: Config): Promise<void> {
+  if (config.DATABASE_POOL_MODE !== 'session') return;
+  const urls = [
+    ['DATABASE_URL', config.DATABASE_URL],
+    ['DATABASE_READ_URL', config.DATABASE_READ_URL],
+  ] as const;
+  for (const [name, url] of urls) {
+    if (!url) continue;
+    const { proveSessions } = await import('./store/postgres-sessions.js');
+    const verdict = await proveSessions(url, config.DB_CONNECT_TIMEOUT_MS);
+    if (!verdict.sessions)
+      throw new ConfigError(
+        `DATABASE_POOL_MODE is session (the default), but ${name} leads to a pooler in transaction mode: ${verdict.detail}. ` +
+          'Set DATABASE_POOL_MODE=transaction, and DATABASE_DIRECT_URL to the database without the pooler (docs/operations.md, "Behind a connection pooler").',
+      );
   }
 }
 

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { ConfigError } from '../src/config.js';
 import { openDb } from '../src/store/open.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp, unique } from './helpers/app.js';
 import { putOk } from './helpers/listings-api.js';
@@ -193,19 +195,47 @@ describe(`behind PgBouncer (pool_mode = ${mode ?? 'unset'}), two instances`, { s
       // Named statements from four clients over PgBouncer's shared server connections: one
       // finds its name already there, or missing, sooner or later.
       const texts = Array.from({ length: 4 }, (_, i) => `SELECT $1::int AS n /* ${name} ${i} */`);
-      const failures: string[] = [];
+      const failures: Error[] = [];
       for (let round = 0; round < 50 && failures.length === 0; round++) {
         const outcomes = await Promise.allSettled(
           texts.flatMap((text) => [1, 2].map((n) => db.query('ListListings', text, [n]))),
         );
         for (const outcome of outcomes)
-          if (outcome.status === 'rejected') failures.push((outcome.reason as Error).message);
+          if (outcome.status === 'rejected') failures.push(outcome.reason as Error);
       }
       assert.ok(failures.length > 0, 'no named statement collided');
-      for (const message of failures) assert.match(message, /set DATABASE_POOL_MODE=transaction/);
+      for (const failure of failures) {
+        assert.match(failure.message, /set DATABASE_POOL_MODE=transaction/);
+        // The log line of the 500 (pino writes the error's message with its causes'): the
+        // setting named once, not once per cause.
+        const logged = pino.stdSerializers.err(failure).message;
+        assert.equal(logged.match(/DATABASE_POOL_MODE/g)?.length, 1, logged);
+      }
     } finally {
       await db.close();
     }
+  });
+
+  test('a transaction-mode pooler with DATABASE_POOL_MODE=session: the start is refused, naming the setting', {
+    skip: mode === 'transaction' ? false : 'only a transaction-mode pooler mixes server connections',
+  }, async () => {
+    const started = performance.now();
+    await assert.rejects(
+      bootApp(env({ DATABASE_POOL_MODE: 'session' })),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /^DATABASE_POOL_MODE is session .*DATABASE_URL leads to a pooler in transaction mode: .*same server session.* Set DATABASE_POOL_MODE=transaction/.test(
+          error.message,
+        ),
+    );
+    assert.ok(performance.now() - started < 5_000, 'told at once, not after a timeout');
+  });
+
+  test('through the pooler in its own mode, and directly, the start proves a session per connection', async () => {
+    const { proveSessions } = await import('../src/store/postgres-sessions.js');
+    assert.deepEqual(await proveSessions(directUrl, 5_000), { sessions: true });
+    const verdict = await proveSessions(poolerUrl, 5_000);
+    assert.equal(verdict.sessions, mode === 'session', JSON.stringify(verdict));
   });
 
   test('forecourt serve listening through the pooler itself logs whether it hears changes, and why not', async () => {

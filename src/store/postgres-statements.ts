@@ -172,14 +172,17 @@ interface Runner {
 /**
  * A named statement that the server already has (42P05) or does not have (26000) although this
  * client prepared it (or not) on what it took for its own session: the sign of a transaction-mode
- * pooler configured as a session. The log line of the 500 then says what to change.
+ * pooler configured as a session (the start refuses that when it can tell: postgres-sessions.ts).
+ * The log line of the 500 then says what to change, once: the hint goes on the DbError only, not
+ * on the driver's error, which the log also writes (as the DbError's cause).
  */
-function explainPoolMode(error: unknown): unknown {
+function labelled(error: unknown, name: string, prepare: boolean): unknown {
+  const labelledError = labelDbError(error, name);
   const code = (error as { code?: unknown } | undefined)?.code;
-  if ((code === '42P05' || code === '26000') && error instanceof Error)
-    error.message +=
+  if (prepare && (code === '42P05' || code === '26000') && labelledError instanceof Error)
+    labelledError.message +=
       ' (DATABASE_URL behaves like a pooler in transaction mode: set DATABASE_POOL_MODE=transaction)';
-  return error;
+  return labelledError;
 }
 
 export function queryable(runner: Runner, prepare: boolean): Queryable {
@@ -189,7 +192,7 @@ export function queryable(runner: Runner, prepare: boolean): Queryable {
         const result = await runner.statement(statementConfig(name, sql, params, prepare));
         return result.rows as T[];
       } catch (error) {
-        throw labelDbError(prepare ? explainPoolMode(error) : error, name);
+        throw labelled(error, name, prepare);
       }
     },
     async exec(name: string, sql: string) {
