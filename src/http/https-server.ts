@@ -33,7 +33,7 @@ export function httpsServerFactory(
         connectionsCheckingInterval: checkingInterval(headersTimeoutMs),
       },
       // One request of a connection in the service at a time: pipelining holds no one else up.
-      onePerConnection(fastifyHandler),
+      onePerConnection(fastifyHandler, headersTimeoutMs / 2),
     );
     server.on('secureConnection', watchRequestLine);
     return server;

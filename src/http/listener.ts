@@ -31,7 +31,7 @@ export function createDualListener(
   const plain = createHttpServer(
     { connectionsCheckingInterval: checkingInterval(limits.headersTimeoutMs), requireHostHeader: false },
     // As on HTTPS (https-server.ts): behind a trusted proxy, its connections pipeline too.
-    onePerConnection(plainHandler),
+    onePerConnection(plainHandler, limits.headersTimeoutMs / 2),
   );
   plain.on('clientError', answerClientError);
   plain.on('connect', answerConnect(plainHandler));

@@ -6,20 +6,53 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 /** Node's own flags for a socket whose parser it paused (its pipelining flood guard uses them). */
 type PausableSocket = Socket & { _paused?: boolean; parser?: { pause(): void; resume(): void } | null };
 
+/** Requests of one connection that may wait before it is read no further. */
+export const MAX_WAITING = 16;
+
 /**
  * One request of a connection served at a time (issue 40). Node's HTTP server hands every request
  * it parses to the handler at once, pipelined ones too, and only holds their answers back until
- * the earlier ones are written: a client that writes 100 requests in one go puts 100 requests in
+ * the earlier ones are written: a client that writes 100 requests in one go put 100 requests in
  * front of everyone else's (a normal request waited 8.3 s behind 50 such connections). Here a
- * request that arrives while another of its connection is in flight waits, and the connection is
- * read no further (Node's own pause: the socket and its parser, resumed as Node resumes them) until
- * its queue is served. So every connection has at most one request in the service, and a
- * pipelining one takes its turn among the others, one request at a time. Pipelining clients lose
- * nothing they were promised: HTTP/1.1 answers pipelined requests in order anyway.
+ * request that arrives while another of its connection is in flight waits for it, so every
+ * connection has at most one request in the service and a pipelining one takes its turn among the
+ * others, one request at a time. HTTP/1.1 answers pipelined requests in order anyway: a pipelining
+ * client loses nothing it was promised.
+ *
+ * What waits is bounded: past MAX_WAITING requests the connection is read no further (Node's own
+ * pause of the socket and its parser, as its flood guard does). A paused parser may hold the first
+ * bytes of a request, and Node answers a request whose headers take longer than the headers
+ * timeout with 408 and closes the connection: so a paused connection is read again every
+ * `readAgainMs` (half that timeout), one chunk at a time, and a client that keeps its queue full
+ * is still never cut off, only paced.
  */
-export function onePerConnection(handler: Handler): Handler {
+export function onePerConnection(handler: Handler, readAgainMs: number): Handler {
   const queues = new WeakMap<Socket, [IncomingMessage, ServerResponse][]>();
   const watched = new WeakSet<Socket>();
+  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+
+  function pause(socket: PausableSocket): void {
+    if (socket._paused) return;
+    socket._paused = true;
+    socket.pause();
+    // Read again before a request the parser holds in part could run past the headers timeout.
+    const timer = setTimeout(() => {
+      timers.delete(socket);
+      resume(socket);
+    }, readAgainMs);
+    timer.unref();
+    timers.set(socket, timer);
+  }
+
+  function resume(socket: PausableSocket): void {
+    const timer = timers.get(socket);
+    if (timer) clearTimeout(timer);
+    timers.delete(socket);
+    if (!socket._paused || socket.destroyed) return;
+    socket._paused = false;
+    socket.parser?.resume();
+    socket.resume();
+  }
 
   function serve(
     socket: Socket,
@@ -33,12 +66,12 @@ export function onePerConnection(handler: Handler): Handler {
       done = true;
       // A connection that closed has no one left to answer what waits on it.
       const following = socket.destroyed ? undefined : queue.shift();
+      if (queue.length < MAX_WAITING) resume(socket as PausableSocket);
       if (following) {
         serve(socket, queue, ...following);
         return;
       }
       queues.delete(socket);
-      resume(socket as PausableSocket);
     };
     // 'finish': the answer is written; 'close': the connection went first.
     res.once('finish', next);
@@ -51,29 +84,19 @@ export function onePerConnection(handler: Handler): Handler {
     const queue = queues.get(socket);
     if (queue) {
       queue.push([req, res]);
-      pause(socket as PausableSocket);
+      if (queue.length >= MAX_WAITING) pause(socket as PausableSocket);
       return;
     }
     const fresh: [IncomingMessage, ServerResponse][] = [];
     queues.set(socket, fresh);
     if (!watched.has(socket)) {
       watched.add(socket);
-      socket.once('close', () => queues.delete(socket));
+      socket.once('close', () => {
+        queues.delete(socket);
+        const timer = timers.get(socket);
+        if (timer) clearTimeout(timer);
+      });
     }
     serve(socket, fresh, req, res);
   };
-}
-
-/** Reads no more of the connection: Node pauses its parser after the bytes in hand (its own flag). */
-function pause(socket: PausableSocket): void {
-  if (socket._paused) return;
-  socket._paused = true;
-  socket.pause();
-}
-
-function resume(socket: PausableSocket): void {
-  if (!socket._paused || socket.destroyed) return;
-  socket._paused = false;
-  socket.parser?.resume();
-  socket.resume();
 }
