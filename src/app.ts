@@ -19,6 +19,7 @@ import { httpsServerFactory } from './http/https-server.js';
 import { registerJsonBodies } from './http/json-body.js';
 import { answerConnect, registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { createMetrics } from './http/metrics.js';
+import { databaseOutages } from './http/outage.js';
 import { registerPartnerRecords } from './http/partner-records.js';
 import { type RequestPressure, requestPressure } from './http/pressure.js';
 import { configuredRateLimits } from './http/rate-limit.js';
@@ -126,9 +127,18 @@ export async function buildApp({ config, useCases, databases, tls, logger, now }
     authentication: useCases.authentication,
     rateLimits: rateLimits.limits,
   });
-  registerErrorHandling(app as unknown as FastifyInstance, async (request) => {
-    if (request.url.startsWith(`${PARTNER_PREFIX}/`)) await attribute(request);
-  });
+  const outages = databaseOutages(
+    databases.replica ? [databases.primary, databases.replica] : [databases.primary],
+    logger.child({ component: 'database' }),
+  );
+  app.addHook('onClose', async () => outages.close());
+  registerErrorHandling(
+    app as unknown as FastifyInstance,
+    async (request) => {
+      if (request.url.startsWith(`${PARTNER_PREFIX}/`)) await attribute(request);
+    },
+    outages,
+  );
   registerMethodNotAllowed(app as unknown as FastifyInstance);
   await registerOpenApi(app as unknown as FastifyInstance);
   await app.register(healthRoutes(databases, door.draining));

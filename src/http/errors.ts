@@ -3,6 +3,7 @@ import { type ProblemCode, ProblemError, problem, zodIssues } from '../domain/er
 import { messages } from '../domain/messages.js';
 import { DbError, TransactionTimeoutError } from '../store/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import type { DatabaseOutages } from './outage.js';
 
 export { ProblemError };
 
@@ -21,7 +22,7 @@ type ValidationError = FastifyError & { validation: unknown; validationContext?:
 function fromFastifyError(error: FastifyError, method: string): ProblemError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return problem('UNSUPPORTED_MEDIA_TYPE', messages.notJson());
+      return problem('UNSUPPORTED_MEDIA_TYPE', messages.notJson(method));
     case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
       return problem('UNSUPPORTED_MEDIA_TYPE', messages.missingContentType(method));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -103,6 +104,8 @@ export function registerErrorHandling(
    * partner, so the partner finds it among its own failed requests.
    */
   attribute?: (request: FastifyRequest) => Promise<void>,
+  /** Told of each request refused because the database could not do the work (outage.ts). */
+  outages?: Pick<DatabaseOutages, 'refused'>,
 ): void {
   /**
    * What a request no route matched is told: 405 with `Allow` on a path that is routed for other
@@ -127,7 +130,15 @@ export function registerErrorHandling(
         ? unrouted(request)
         : toProblem(error, request.method);
     request.problem = answer;
-    if (answer.status >= 500) {
+    if (error instanceof DbError && error.unavailable) {
+      // Expected while the database is away: one line when it goes and one when it is back
+      // (outage.ts), not a stack per request.
+      outages?.refused(error);
+      request.log.debug({ cause: error.message }, 'request refused: the database is unavailable');
+    } else if (answer.status === 503) {
+      // A write that conflicted or ran out of time: the client retries; no stack to read.
+      request.log.warn({ cause: (error as Error).message }, 'request refused: retry');
+    } else if (answer.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else if (!(error instanceof ProblemError)) {
       request.log.info(
