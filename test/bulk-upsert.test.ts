@@ -232,19 +232,24 @@ describe('POST /listings/bulk-upsert: items', () => {
     assert.equal(reply.body.meta.dryRun, true);
     const { results, errors } = reply.body.data;
     assert.deepEqual(
-      results.map((r: any) => [r.index, r.outcome, r.created]),
+      results.map((r: any) => [r.index, r.outcome, r.created, r.dryRun]),
       [
-        [0, 'updated', false],
-        [1, 'created', true],
+        [0, 'would_update', false, true],
+        [1, 'would_create', false, true],
       ],
     );
     assert.equal(results[0].listingId, seeded.listingId);
+    // Issue 41: no id for a listing that does not exist.
+    assert.equal(results[1].listingId, null);
     assert.deepEqual(
       errors.map((e: any) => [e.index, e.code]),
       [[2, 'VALIDATION_FAILED']],
     );
     assert.deepEqual(await getListing(app, secret, seeded.listingId), before);
-    assert.equal(await getListing(app, secret, results[1].listingId), undefined);
+    const freshRead = await app.call('GET', `${EXT}/listings?externalReference=${fresh}&status=all`, {
+      secret,
+    });
+    assert.equal(freshRead.body.data.length, 0, 'nothing written');
     const real = await bulkOk(items.slice(0, 2), 2, 0);
     assert.deepEqual(
       real.results.map((r: any) => [r.outcome, r.created]),

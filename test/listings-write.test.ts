@@ -379,21 +379,22 @@ describe('PUT /listings/{externalReference}', () => {
     assertError(broken, 400, 'INVALID_JSON');
   });
 
-  test('dryRun=true answers the same and writes nothing', async () => {
+  test('dryRun=true says what it would do and writes nothing', async () => {
     const r = ref('dry');
     const dry = await put(app, secret, r, listingBody(), { query: '?dryRun=true' });
-    assert.equal(dry.status, 201, dry.text);
+    // Issue 41: a dry run answered 201 with the id of a listing that never existed.
+    assert.equal(dry.status, 200, dry.text);
     assert.deepEqual(
-      [dry.body.data.created, dry.body.data.outcome, dry.body.meta.dryRun],
-      [true, 'created', true],
+      [dry.body.data.created, dry.body.data.outcome, dry.body.data.listingId, dry.body.meta.dryRun],
+      [false, 'would_create', null, true],
     );
-    assert.equal(await getListing(app, secret, dry.body.data.listingId), undefined);
+    assert.equal(dry.headers.location, undefined);
     const real = await putOk(app, secret, r, listingBody(), 201);
     assert.equal(real.created, true);
     const before = await getListing(app, secret, real.listingId);
     const dryUpdate = await put(app, secret, r, listingBody({ title: 'Changed' }), { query: '?dryRun=1' });
     assert.equal(dryUpdate.status, 200);
-    assert.deepEqual(dryUpdate.body.data, { ...real, created: false, outcome: 'updated' });
+    assert.deepEqual(dryUpdate.body.data, { ...real, created: false, outcome: 'would_update', dryRun: true });
     assert.deepEqual(await getListing(app, secret, real.listingId), before);
   });
 
@@ -493,7 +494,7 @@ describe('POST /listings/{ref}/status and DELETE', () => {
     const { listingId } = await putOk(app, secret, r, listingBody(), 201);
     const sold = await setStatus(app, secret, r, { status: 'sold' });
     assert.equal(sold.status, 200, sold.text);
-    assert.deepEqual(sold.body.data, { listingId, externalReference: r, status: 'sold' });
+    assert.deepEqual(sold.body.data, { listingId, externalReference: r, status: 'sold', outcome: 'updated' });
     const soldAt = (await getListing(app, secret, listingId)).soldAt;
     assert.match(soldAt, /Z$/);
     await sleep(5);
@@ -503,7 +504,7 @@ describe('POST /listings/{ref}/status and DELETE', () => {
     assert.equal((await getListing(app, secret, listingId)).soldAt, soldAt);
     for (const status of ['pending', 'draft', 'active']) {
       const reply = await setStatus(app, secret, r, { status });
-      assert.deepEqual(reply.body.data, { listingId, externalReference: r, status });
+      assert.deepEqual(reply.body.data, { listingId, externalReference: r, status, outcome: 'updated' });
       const got = await getListing(app, secret, listingId);
       assert.deepEqual([got.status, got.soldAt], [status, undefined]);
     }
@@ -550,13 +551,19 @@ describe('POST /listings/{ref}/status and DELETE', () => {
     const { listingId } = await putOk(app, secret, r, listingBody({ status: 'pending' }), 201);
     const first = await remove(app, secret, r);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body.data, { listingId, externalReference: r, status: 'sold' });
+    assert.deepEqual(first.body.data, {
+      listingId,
+      externalReference: r,
+      status: 'sold',
+      outcome: 'updated',
+    });
     const soldAt = (await getListing(app, secret, listingId)).soldAt;
     assert.match(soldAt, /Z$/);
     await sleep(5);
     const second = await remove(app, secret, r);
     assert.equal(second.status, 200);
-    assert.deepEqual(second.body, first.body);
+    // Idempotent: the same answer, but for the outcome (already sold).
+    assert.deepEqual(second.body, { ...first.body, data: { ...first.body.data, outcome: 'unchanged' } });
     const got = await getListing(app, secret, listingId);
     assert.deepEqual([got.status, got.soldAt], ['sold', soldAt]);
     assertError(await remove(app, secret, ref('unknown')), 404, 'NOT_FOUND');

@@ -40,6 +40,13 @@ export const PROBLEMS = {
     action: 'Use a stable reference of 1 to 128 visible characters.',
     writeOnly: true,
   },
+  INVALID_HEADER: {
+    status: 400,
+    when: 'A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes.',
+    action:
+      'Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.',
+    writeOnly: true,
+  },
   EMPTY_PAYLOAD: {
     status: 400,
     when: 'A bulk upsert with no items.',

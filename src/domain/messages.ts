@@ -10,20 +10,38 @@ import type { Issue } from './errors.js';
 
 const IN_SCOPE = "this API secret's access scope";
 
+/** The body a method takes: PATCH a JSON Merge Patch (or JSON), the others JSON. */
+const bodyType = (method: string) =>
+  method === 'PATCH' ? 'application/merge-patch+json (or application/json)' : 'application/json';
+
+/**
+ * Text ended as a sentence: a period, unless it already ends with one, a question or an exclamation
+ * mark (an issue that asks "did you mean `mileage`?" must not become "…`mileage`?.").
+ */
+export const sentence = (text: string) => (/[.?!]$/.test(text) ? text : `${text}.`);
+
+/** A header's value as a message may quote it: visible ASCII only, at most 80 characters. */
+const printableHeader = (value: string) => {
+  const visible = value.replace(/[^\x20-\x7e]/g, '?');
+  return visible.length > 80 ? `${visible.slice(0, 80)}…` : visible;
+};
+
 export const messages = {
   /** "Invalid query: query.stauts is not a known parameter; … (and 2 more issues)." */
   invalidInput(what: string, issues: readonly Issue[]): string {
     const first = issues[0];
     const more =
       issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
-    return first ? `Invalid ${what}: ${first.path} ${first.message}${more}.` : `Invalid ${what}.`;
+    return first ? sentence(`Invalid ${what}: ${first.path} ${first.message}${more}`) : `Invalid ${what}.`;
   },
   /** A listing that failed validation: its first five issues in one sentence. */
   invalidListing(issues: readonly Issue[]): string {
-    return `Invalid listing: ${issues
-      .slice(0, 5)
-      .map((i) => `${i.path} ${i.message}`)
-      .join('; ')}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''}.`;
+    return sentence(
+      `Invalid listing: ${issues
+        .slice(0, 5)
+        .map((i) => `${i.path} ${i.message}`)
+        .join('; ')}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''}`,
+    );
   },
   /** Without `where`: the parser's own words are not repeated (they quote the body). */
   invalidJson: (where?: string) =>
@@ -31,7 +49,7 @@ export const messages = {
       ? 'The request body is not valid JSON.'
       : `The request body is not valid JSON: ${where}.`,
   bodyNotObject: () => 'The request body must be a JSON object.',
-  invalidReference: (rule: string) => `externalReference ${rule}.`,
+  invalidReference: (rule: string) => sentence(`externalReference ${rule}`),
   emptyBulk: () => 'No items: the list of listings is empty.',
   tooManyItems: (sent: number, max: number) =>
     `${sent} items sent; at most ${max} per request. Split the feed into batches of ${max}.`,
@@ -52,6 +70,14 @@ export const messages = {
   listingDealerNotInScope: (reference: string, dealerProfileId: string) =>
     `Listing "${reference}" belongs to dealer profile ${dealerProfileId}, which is not in ${IN_SCOPE}.`,
   listingNotFound: (id: string) => `No listing ${id} in ${IN_SCOPE}.`,
+  /**
+   * GET /listings/{id} of an id that is no listing: how to read by reference, and, when the partner
+   * has a listing whose reference is this text, that listing's id (it is the partner's own).
+   */
+  listingIdNotFound: (id: string, idOfReference?: string) =>
+    idOfReference === undefined
+      ? `No listing ${id} in ${IN_SCOPE}. This path takes the service's listing id; to read a listing by your own reference use GET /listings?externalReference=…&status=all.`
+      : `No listing ${id} in ${IN_SCOPE}, but your listing with externalReference "${id}" has id ${idOfReference}: this path takes the service's listing id. Read it with GET /listings/${idOfReference}, or by reference with GET /listings?externalReference=${encodeURIComponent(id)}&status=all.`,
   locationNotFound: (id: string) => `No location ${id} in ${IN_SCOPE}.`,
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     `${method} is not allowed here; allowed: ${allowed.join(', ')}.`,
@@ -59,13 +85,17 @@ export const messages = {
   noRoute: (method: string, path: string) =>
     `No route ${method} ${path.length > 100 ? `${path.slice(0, 100)}… (${path.length} characters)` : path}.`,
   missingContentType: (method: string) =>
-    `A ${method} request must have a Content-Type header; send its body as application/json.`,
+    `A ${method} request must have a Content-Type header; send its body as ${bodyType(method)}.`,
   missingBody: (method: string) => `A ${method} request must have a body.`,
   /** A 4xx the HTTP framework raised (not one of ours): its status, in our words. */
   requestRefused: (status: number) =>
     `The request cannot be served: ${STATUS_CODES[status] ?? 'client error'} (HTTP ${status}).`,
   bodyTooLarge: () => 'The request body is larger than the 5 MiB limit.',
-  notJson: () => 'Request bodies must be sent as Content-Type: application/json.',
+  /** A body of another media type; a PATCH takes a JSON Merge Patch (RFC 7396), so it is named. */
+  notJson: (method?: string) =>
+    method === 'PATCH'
+      ? 'A PATCH body must be sent as Content-Type: application/merge-patch+json (a JSON Merge Patch, RFC 7396) or application/json.'
+      : 'Request bodies must be sent as Content-Type: application/json.',
   rateLimited: (limit: number, retryAfterS: number) =>
     `Rate limit of ${limit} requests a minute exceeded for this partner; retry after ${retryAfterS} s.`,
   lengthAndChunked: () => 'The request has both Content-Length and Transfer-Encoding.',
@@ -82,11 +112,18 @@ export const messages = {
       ? `If-Match names a version of listing "${reference}", but this partner has no listing with that reference.`
       : `Listing "${reference}" has changed since the version your If-Match names; its current ETag is ${current}. Read it again and apply your change to the current version.`,
 
+  /** An If-Match that is no entity-tag list (RFC 9110 §8.8.3, §13.1.1): `sent` is the header. */
+  malformedIfMatch: (sent: string) =>
+    `If-Match is malformed: ${printableHeader(sent)} is not an entity tag. An entity tag is quoted: send the ETag exactly as you received it, quotes included (If-Match: "${printableHeader(sent.replace(/"/g, '').trim())}"); RFC 9110 allows "…" or W/"…", several separated by commas, or *.`,
+
   /* The messages of single issues (a field's path goes before them). */
 
   /** A listing on offer (active or pending) has a price: decisions.md. */
   priceRequired: (status: string) => `is required when the status is ${status}`,
-  yearRange: () => 'must be between 1900 and next year',
+  /** `max` is next calendar year, named as a number (it moves each 1 January). */
+  yearRange: (max: number) => `must be between 1900 and ${max}`,
+  /** A bound of a number, both ends named. */
+  between: (min: number, max: number) => `must be between ${min} and ${max}`,
   positiveInteger: () => 'must be a positive integer',
   atMostTwoDecimals: () => 'must have at most 2 decimals',
   /** A word no value or alias of an enumeration matches (the first 50 characters of it). */

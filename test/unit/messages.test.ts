@@ -7,7 +7,7 @@ import { recordIssues } from '../../src/api/openapi/request-examples.js';
 import { type Access, assertInScope } from '../../src/domain/access.js';
 import { ENUMS } from '../../src/domain/enums.js';
 import { type ProblemCode, ProblemError, zodIssues } from '../../src/domain/errors.js';
-import { preconditionFailed } from '../../src/domain/etag.js';
+import { malformedIfMatch, preconditionFailed } from '../../src/domain/etag.js';
 import { listingBodySchema, referenceRule } from '../../src/domain/listings/input.js';
 import { prepare, validationFailed } from '../../src/domain/listings/items.js';
 import { messages } from '../../src/domain/messages.js';
@@ -44,6 +44,7 @@ const FROM_FACTORIES: Record<keyof typeof ERROR_EXAMPLES, () => string> = {
     messages.invalidJson("expected ',' or '}' after property value at line 1, column 34 (character 33)"),
   INVALID_BODY: () => messages.bodyNotObject(),
   INVALID_REFERENCE: () => messages.invalidReference(referenceRule),
+  INVALID_HEADER: () => messages.malformedIfMatch('h3Kq0m2bXl9Zc1TqYw8fRk4vD0a'),
   EMPTY_PAYLOAD: () => messages.emptyBulk(),
   TOO_MANY_ITEMS: () => messages.tooManyItems(250, 100),
   UNAUTHORIZED: () => messages.secretNotRecognized(),
@@ -54,7 +55,7 @@ const FROM_FACTORIES: Record<keyof typeof ERROR_EXAMPLES, () => string> = {
   NOT_FOUND: () => messages.listingNotFound(LISTING_ID),
   METHOD_NOT_ALLOWED: () => messages.methodNotAllowed('PATCH', ['GET', 'PUT', 'DELETE']),
   PAYLOAD_TOO_LARGE: () => messages.bodyTooLarge(),
-  UNSUPPORTED_MEDIA_TYPE: () => messages.notJson(),
+  UNSUPPORTED_MEDIA_TYPE: () => messages.notJson('PUT'),
   VALIDATION_FAILED: () => messages.invalidListing(example('VALIDATION_FAILED').issues ?? []),
   RATE_LIMITED: () => messages.rateLimited(600, 12),
   BAD_REQUEST: () => messages.lengthAndChunked(),
@@ -123,15 +124,16 @@ test('the examples are what the service throws for their inputs', () => {
     preconditionFailed(REFERENCE, '"h3Kq0m2bXl9Zc1TqYw8fRk4vD0a"').message,
     example('PRECONDITION_FAILED').message,
   );
+  assert.equal(malformedIfMatch('h3Kq0m2bXl9Zc1TqYw8fRk4vD0a')?.message, example('INVALID_HEADER').message);
 });
 
 test("the VALIDATION_FAILED example's issues are the listing schema's for its body", () => {
-  const parsed = schema.safeParse({ title: 'Golf', year: 1850 });
+  const parsed = schema.safeParse({ title: 'Golf', mileage: 2_000_001 });
   assert.ok(!parsed.success);
-  const year = zodIssues(parsed.error).find((issue) => issue.path === 'year');
+  const mileage = zodIssues(parsed.error).find((issue) => issue.path === 'mileage');
   assert.deepEqual(
-    year,
-    example('VALIDATION_FAILED').issues?.find((issue) => issue.path === 'year'),
+    mileage,
+    example('VALIDATION_FAILED').issues?.find((issue) => issue.path === 'mileage'),
   );
 });
 

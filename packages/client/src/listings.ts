@@ -37,34 +37,47 @@ export function listingMethods(api: Api): ForecourtClient['listings'] {
         body: listing,
         ...api.init(options),
       });
-      return versioned(await unwrap(call));
+      // The document types both forms in one; `dryRun` in the options says which this is.
+      return versioned(await unwrap(call)) as never;
     },
 
     async patch(externalReference, patch, options = {}) {
       const call = raw.PATCH('/listings/{listing}', {
-        params: { path: { listing: externalReference }, header: ifMatch(options.ifMatch) },
+        params: {
+          path: { listing: externalReference },
+          query: dryRun(options.dryRun),
+          header: ifMatch(options.ifMatch),
+        },
         body: patch,
         headers: { 'content-type': 'application/merge-patch+json' },
         ...api.init(options),
       });
-      return versioned(await unwrap(call));
+      return versioned(await unwrap(call)) as never;
     },
 
     async setStatus(externalReference, status, options = {}) {
       const call = raw.POST('/listings/{externalReference}/status', {
-        params: { path: { externalReference }, header: ifMatch(options.ifMatch) },
+        params: {
+          path: { externalReference },
+          query: dryRun(options.dryRun),
+          header: ifMatch(options.ifMatch),
+        },
         body: { status },
         ...api.init(options),
       });
-      return versioned(await unwrap(call));
+      return versioned(await unwrap(call)) as never;
     },
 
     async markSold(externalReference, options = {}) {
       const call = raw.DELETE('/listings/{listing}', {
-        params: { path: { listing: externalReference }, header: ifMatch(options.ifMatch) },
+        params: {
+          path: { listing: externalReference },
+          query: dryRun(options.dryRun),
+          header: ifMatch(options.ifMatch),
+        },
         ...api.init(options),
       });
-      return versioned(await unwrap(call));
+      return versioned(await unwrap(call)) as never;
     },
 
     remove: (externalReference, options) => methods.markSold(externalReference, options),

@@ -44,7 +44,7 @@ export interface paths {
         get: operations["getListing"];
         /**
          * Create or replace a listing by your reference
-         * @description Upsert: 201 when the reference was new, 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry. With If-Match, the write applies only to that version of the listing (412 otherwise; `If-Match: *`: only if the listing exists).
+         * @description Upsert: 201 when the reference was new (with `Location`, where the listing is read), 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry. With If-Match, the write applies only to that version of the listing (412 otherwise; `If-Match: *`: only if the listing exists). With `dryRun=true`: always 200, outcome would_create, would_update or would_be_unchanged, listingId null when the listing does not exist yet.
          *
          *     Scope: `write:listings`.
          */
@@ -1253,7 +1253,7 @@ export interface operations {
     upsertListing: {
         parameters: {
             query?: {
-                /** @description Validate and resolve everything, write nothing; the answer is the same. */
+                /** @description Validate and resolve everything, write nothing. The answer says what the write would do: always 200, `dryRun: true` in data and meta, outcome would_create, would_update or would_be_unchanged, listingId null for a listing that does not exist yet, no Location. */
                 dryRun?: boolean | string;
             };
             header?: {
@@ -1290,15 +1290,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            listingId: string;
+                            /** @description The listing's id; null only in a dry run that would create the listing (it has no id until it is written). */
+                            listingId: string | null;
                             externalReference: string;
                             status: string;
+                            /** @description Whether this write created the listing: always false in a dry run. */
                             created: boolean;
                             /**
-                             * @description unchanged: the listing already had this content; its updatedAt did not move.
+                             * @description created, updated, unchanged (the listing already had this content; its updatedAt did not move), superseded (bulk: a later item of the request has the same reference). A dry run says what it would do: would_create, would_update, would_be_unchanged (or superseded).
                              * @enum {string}
                              */
-                            outcome: "created" | "updated" | "unchanged" | "superseded";
+                            outcome: "created" | "updated" | "unchanged" | "superseded" | "would_create" | "would_update" | "would_be_unchanged";
+                            /**
+                             * @description Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.
+                             * @enum {boolean}
+                             */
+                            dryRun?: true;
                         };
                         meta: {
                             partner: {
@@ -1310,7 +1317,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Created: the reference was new. */
+            /** @description Created (never on a dry run); `Location` names the new listing. */
             201: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -1328,15 +1335,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            listingId: string;
+                            /** @description The listing's id; null only in a dry run that would create the listing (it has no id until it is written). */
+                            listingId: string | null;
                             externalReference: string;
                             status: string;
+                            /** @description Whether this write created the listing: always false in a dry run. */
                             created: boolean;
                             /**
-                             * @description unchanged: the listing already had this content; its updatedAt did not move.
+                             * @description created, updated, unchanged (the listing already had this content; its updatedAt did not move), superseded (bulk: a later item of the request has the same reference). A dry run says what it would do: would_create, would_update, would_be_unchanged (or superseded).
                              * @enum {string}
                              */
-                            outcome: "created" | "updated" | "unchanged" | "superseded";
+                            outcome: "created" | "updated" | "unchanged" | "superseded" | "would_create" | "would_update" | "would_be_unchanged";
+                            /**
+                             * @description Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.
+                             * @enum {boolean}
+                             */
+                            dryRun?: true;
                         };
                         meta: {
                             partner: {
@@ -1586,7 +1600,10 @@ export interface operations {
     };
     markListingSold: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and resolve everything, write nothing. The answer says what the write would do: always 200, `dryRun: true` in data and meta, outcome would_create, would_update or would_be_unchanged, listingId null for a listing that does not exist yet, no Location. */
+                dryRun?: boolean | string;
+            };
             header?: {
                 /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
@@ -1620,6 +1637,16 @@ export interface operations {
                             listingId: string;
                             externalReference: string;
                             status: string;
+                            /**
+                             * @description updated: the status changed; unchanged: the listing already had it. A dry run: would_update, would_be_unchanged.
+                             * @enum {string}
+                             */
+                            outcome: "updated" | "unchanged" | "would_update" | "would_be_unchanged";
+                            /**
+                             * @description Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.
+                             * @enum {boolean}
+                             */
+                            dryRun?: true;
                         };
                         meta: {
                             partner: {
@@ -1869,7 +1896,10 @@ export interface operations {
     };
     patchListing: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and resolve everything, write nothing. The answer says what the write would do: always 200, `dryRun: true` in data and meta, outcome would_create, would_update or would_be_unchanged, listingId null for a listing that does not exist yet, no Location. */
+                dryRun?: boolean | string;
+            };
             header?: {
                 /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
@@ -1905,15 +1935,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            listingId: string;
+                            /** @description The listing's id; null only in a dry run that would create the listing (it has no id until it is written). */
+                            listingId: string | null;
                             externalReference: string;
                             status: string;
+                            /** @description Whether this write created the listing: always false in a dry run. */
                             created: boolean;
                             /**
-                             * @description unchanged: the listing already had this content; its updatedAt did not move.
+                             * @description created, updated, unchanged (the listing already had this content; its updatedAt did not move), superseded (bulk: a later item of the request has the same reference). A dry run says what it would do: would_create, would_update, would_be_unchanged (or superseded).
                              * @enum {string}
                              */
-                            outcome: "created" | "updated" | "unchanged" | "superseded";
+                            outcome: "created" | "updated" | "unchanged" | "superseded" | "would_create" | "would_update" | "would_be_unchanged";
+                            /**
+                             * @description Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.
+                             * @enum {boolean}
+                             */
+                            dryRun?: true;
                         };
                         meta: {
                             partner: {
@@ -2164,7 +2201,7 @@ export interface operations {
     bulkUpsertListings: {
         parameters: {
             query?: {
-                /** @description Validate and resolve everything, write nothing; the answer is the same. */
+                /** @description Validate and resolve everything, write nothing. The answer says what the write would do: always 200, `dryRun: true` in data and meta, outcome would_create, would_update or would_be_unchanged, listingId null for a listing that does not exist yet, no Location. */
                 dryRun?: boolean | string;
             };
             header?: never;
@@ -2199,15 +2236,22 @@ export interface operations {
                             successCount: number;
                             errorCount: number;
                             results: {
-                                listingId: string;
+                                /** @description The listing's id; null only in a dry run that would create the listing (it has no id until it is written). */
+                                listingId: string | null;
                                 externalReference: string;
                                 status: string;
+                                /** @description Whether this write created the listing: always false in a dry run. */
                                 created: boolean;
                                 /**
-                                 * @description unchanged: the listing already had this content; its updatedAt did not move.
+                                 * @description created, updated, unchanged (the listing already had this content; its updatedAt did not move), superseded (bulk: a later item of the request has the same reference). A dry run says what it would do: would_create, would_update, would_be_unchanged (or superseded).
                                  * @enum {string}
                                  */
-                                outcome: "created" | "updated" | "unchanged" | "superseded";
+                                outcome: "created" | "updated" | "unchanged" | "superseded" | "would_create" | "would_update" | "would_be_unchanged";
+                                /**
+                                 * @description Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.
+                                 * @enum {boolean}
+                                 */
+                                dryRun?: true;
                                 index: number;
                                 supersededBy?: number;
                             }[];
@@ -2472,7 +2516,10 @@ export interface operations {
     };
     setListingStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and resolve everything, write nothing. The answer says what the write would do: always 200, `dryRun: true` in data and meta, outcome would_create, would_update or would_be_unchanged, listingId null for a listing that does not exist yet, no Location. */
+                dryRun?: boolean | string;
+            };
             header?: {
                 /** @description An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER. */
                 "If-Match"?: string;
@@ -2513,6 +2560,16 @@ export interface operations {
                             listingId: string;
                             externalReference: string;
                             status: string;
+                            /**
+                             * @description updated: the status changed; unchanged: the listing already had it. A dry run: would_update, would_be_unchanged.
+                             * @enum {string}
+                             */
+                            outcome: "updated" | "unchanged" | "would_update" | "would_be_unchanged";
+                            /**
+                             * @description Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.
+                             * @enum {boolean}
+                             */
+                            dryRun?: true;
                         };
                         meta: {
                             partner: {

@@ -26,10 +26,37 @@ type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters
 // Resources.
 /** A listing as read (GET /listings, GET /listings/{id}). */
 export type Listing = Schemas['Listing'];
-/** A listing as written (PUT body, bulk item). Bulk items also need `externalReference`. */
-export type ListingInput = Schemas['ListingWrite'];
+/**
+ * The enumerated fields of a listing as written, each typed as its canonical values: the literal
+ * unions of the read shape (`Listing`), generated from the document, never written again here.
+ */
+type EnumField =
+  | 'status'
+  | 'fuelType'
+  | 'transmission'
+  | 'bodyType'
+  | 'driveType'
+  | 'vehicleType'
+  | 'emissionClass'
+  | 'co2Type'
+  | 'paintType'
+  | 'interiorMaterial';
+/** An enumerated field as written: a canonical value, null or '' (both clear it). */
+type Enumerated<T> = {
+  [K in EnumField]?: NonNullable<Listing[K]> | '' | null;
+} & { conditionTags?: Listing['conditionTags'] | null };
+/**
+ * A listing as written in the service's own words (PUT body, bulk item): the enumerations are
+ * their canonical values (`fuelType: 'petrol' | 'diesel' | …`), checked by the compiler. Bulk items
+ * also need `externalReference`. The service also takes documented aliases (`Benzine`, `Automaat`:
+ * GET /reference/enums); a feed that sends its own words types them as `ListingWords`.
+ */
+export type ListingInput = Omit<ListingWords, EnumField | 'conditionTags'> & Enumerated<ListingWords>;
+/** A listing as the document takes it: enumerations as any text, aliases included (`'Benzine/LPG'`). */
+export type ListingWords = Schemas['ListingWrite'];
 /** A JSON Merge Patch of a listing: only the fields named change; null clears one. */
-export type ListingPatch = Schemas['ListingPatch'];
+export type ListingPatch = Omit<Schemas['ListingPatch'], EnumField | 'conditionTags'> &
+  Enumerated<Schemas['ListingPatch']>;
 /** A write's answer with the listing's new version: send `etag` as `ifMatch` on the next write. */
 export type Versioned<T> = T & { etag: string };
 /** Writes to one listing: `ifMatch` (an ETag, or '*') makes the write apply only to that version. */
@@ -63,10 +90,41 @@ export type ListingPage = Ok<'listListings'>;
 export type Pagination = ListingPage['pagination'];
 export type LocationListingPage = Ok<'listLocationListings'>;
 export type LocationList = Ok<'listLocations'>;
-/** PUT /listings/{ref}: listingId, externalReference, status, created, outcome. */
-export type WriteResult = Ok<'upsertListing'>['data'];
-/** POST /listings/{ref}/status and DELETE /listings/{ref}. */
-export type StatusResult = Ok<'setListingStatus'>['data'];
+type AnyWriteResult = Ok<'upsertListing'>['data'];
+/** The outcomes of a dry run (`dryRun: true`): what the write would do; nothing was written. */
+export type DryRunOutcome = 'would_create' | 'would_update' | 'would_be_unchanged';
+/** PUT and PATCH: listingId, externalReference, status, created, outcome, as written. */
+export type WriteResult = Omit<AnyWriteResult, 'listingId' | 'outcome' | 'dryRun'> & {
+  listingId: string;
+  outcome: Exclude<AnyWriteResult['outcome'], DryRunOutcome>;
+};
+/**
+ * The same write's dry run: `outcome` says what it would do, `created` is false, and `listingId` is
+ * null when the listing does not exist yet (it gets an id only when written).
+ */
+export type DryRunWriteResult = Omit<AnyWriteResult, 'outcome' | 'dryRun'> & {
+  outcome: DryRunOutcome | 'superseded';
+  dryRun: true;
+};
+type AnyStatusResult = Ok<'setListingStatus'>['data'];
+/** POST /listings/{ref}/status and DELETE /listings/{ref}: outcome updated or unchanged. */
+export type StatusResult = Omit<AnyStatusResult, 'outcome' | 'dryRun'> & {
+  outcome: Exclude<AnyStatusResult['outcome'], DryRunOutcome>;
+};
+/** The same change's dry run: outcome would_update or would_be_unchanged. */
+export type DryRunStatusResult = Omit<AnyStatusResult, 'outcome' | 'dryRun'> & {
+  outcome: DryRunOutcome;
+  dryRun: true;
+};
+/** A write's answer, written or (with `dryRun: true` in its options) its dry run. */
+export type WriteAnswer<Dry extends boolean | undefined> = Dry extends true ? DryRunWriteResult : WriteResult;
+export type StatusAnswer<Dry extends boolean | undefined> = Dry extends true
+  ? DryRunStatusResult
+  : StatusResult;
+/** Options of a write that can be a dry run: `dryRun: true` validates and resolves, writes nothing. */
+export interface DryRunOptions<Dry extends boolean | undefined = undefined> extends VersionedWriteOptions {
+  dryRun?: Dry;
+}
 /** POST /listings/bulk-upsert, one request of at most 100 items, as the service answers it. */
 export type BulkResult = Ok<'bulkUpsertListings'>['data'];
 export type Enums = Ok<'getEnums'>['data'];
@@ -90,8 +148,11 @@ export interface WebhookPayload {
   /** The position after the last listing: POST /webhooks/{id}/resume {cursor} replays from it. */
   cursor: string;
 }
-/** What an upsert did to a listing; `superseded`: a later item of the same request had its reference. */
-export type UpsertOutcome = WriteResult['outcome'];
+/**
+ * What an upsert did to a listing (`superseded`: a later item of the same request had its
+ * reference), or in a dry run what it would do (would_create, would_update, would_be_unchanged).
+ */
+export type UpsertOutcome = AnyWriteResult['outcome'];
 
 // Options.
 /** Options every call takes. */
@@ -157,7 +218,8 @@ export interface ItemSuccess {
   index: number;
   externalReference: string;
   outcome: UpsertOutcome;
-  listingId: string;
+  /** null in a dry run for a listing that would be created (it has no id until written). */
+  listingId: string | null;
   status: string;
   /** For `superseded`: the index (in the original input) of the later item that won. */
   supersededBy?: number;
@@ -246,30 +308,36 @@ export interface ForecourtClient {
      * PUT /listings/{externalReference}: create or replace your listing. With `ifMatch`, only that
      * version is replaced (ForecourtError 412 PRECONDITION_FAILED otherwise; '*': only if it exists).
      */
-    put(
+    put<Dry extends boolean | undefined = undefined>(
       externalReference: string,
       listing: ListingInput,
-      options?: VersionedWriteOptions & { dryRun?: boolean },
-    ): Promise<Versioned<WriteResult>>;
+      options?: DryRunOptions<Dry>,
+    ): Promise<Versioned<WriteAnswer<Dry>>>;
     /**
      * PATCH /listings/{externalReference} (JSON Merge Patch): only the fields named change, null
      * clears one; 404 for a reference you do not have (a patch never creates).
      */
-    patch(
+    patch<Dry extends boolean | undefined = undefined>(
       externalReference: string,
       patch: ListingPatch,
-      options?: VersionedWriteOptions,
-    ): Promise<Versioned<WriteResult>>;
+      options?: DryRunOptions<Dry>,
+    ): Promise<Versioned<WriteAnswer<Dry>>>;
     /** POST /listings/{externalReference}/status. */
-    setStatus(
+    setStatus<Dry extends boolean | undefined = undefined>(
       externalReference: string,
       status: ListingStatus,
-      options?: VersionedWriteOptions,
-    ): Promise<Versioned<StatusResult>>;
+      options?: DryRunOptions<Dry>,
+    ): Promise<Versioned<StatusAnswer<Dry>>>;
     /** DELETE /listings/{externalReference}: status sold (idempotent). */
-    markSold(externalReference: string, options?: VersionedWriteOptions): Promise<Versioned<StatusResult>>;
+    markSold<Dry extends boolean | undefined = undefined>(
+      externalReference: string,
+      options?: DryRunOptions<Dry>,
+    ): Promise<Versioned<StatusAnswer<Dry>>>;
     /** The same as markSold: DELETE /listings/{externalReference}. */
-    remove(externalReference: string, options?: VersionedWriteOptions): Promise<Versioned<StatusResult>>;
+    remove<Dry extends boolean | undefined = undefined>(
+      externalReference: string,
+      options?: DryRunOptions<Dry>,
+    ): Promise<Versioned<StatusAnswer<Dry>>>;
     /** POST /listings/bulk-upsert: one request, 1 to 100 items, the service's answer as is. */
     bulkUpsert(items: ListingInput[], options?: CallOptions & { dryRun?: boolean }): Promise<BulkResult>;
     /** Every listing matching `query`, following cursors to the end; resumable (see ListingIterator). */

@@ -6,6 +6,7 @@ import type {
   ItemResult,
   ListingInput,
   UpsertManyOptions,
+  UpsertOutcome,
   UpsertReport,
 } from './types.js';
 
@@ -135,6 +136,24 @@ function reference(item: ListingInput | undefined): { externalReference?: string
   return typeof value === 'string' ? { externalReference: value } : {};
 }
 
+/**
+ * The count an outcome goes to in a report: a dry run's would_create, would_update and
+ * would_be_unchanged count as created, updated and unchanged (the report's `dryRun` says they
+ * were not written).
+ */
+export function countedAs(outcome: UpsertOutcome): 'created' | 'updated' | 'unchanged' | 'superseded' {
+  switch (outcome) {
+    case 'would_create':
+      return 'created';
+    case 'would_update':
+      return 'updated';
+    case 'would_be_unchanged':
+      return 'unchanged';
+    default:
+      return outcome;
+  }
+}
+
 function summarize(items: ItemResult[], batches: number, dryRun: boolean): UpsertReport {
   const report: UpsertReport = {
     items,
@@ -147,7 +166,7 @@ function summarize(items: ItemResult[], batches: number, dryRun: boolean): Upser
     dryRun,
   };
   for (const item of items) {
-    if (item.ok) report[item.outcome]++;
+    if (item.ok) report[countedAs(item.outcome)]++;
     else report.failed++;
   }
   return report;

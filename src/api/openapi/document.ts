@@ -273,7 +273,7 @@ export const swaggerOptions: SwaggerOptions = {
           'If-Match': {
             type: 'string',
             description:
-              'An ETag of this listing (from GET /listings/{id} or an earlier write): the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them.',
+              'An ETag of this listing (from GET /listings/{id} or an earlier write), quotes included: the write applies only while that is still its version, else 412 PRECONDITION_FAILED with the current ETag. `*`: only if the listing exists. Several tags, comma-separated: any of them. A value that is neither `*` nor quoted entity tags (`"…"` or `W/"…"`, RFC 9110), such as an ETag without its quotes: 400 INVALID_HEADER.',
           },
         },
       };

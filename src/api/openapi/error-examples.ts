@@ -34,7 +34,8 @@ const listingIssues: Issue[] = [
     message: unknownNameMessage('field', 'milage', ['mileage', 'make']),
     code: 'unknown_field',
   },
-  { path: 'year', message: messages.yearRange(), code: 'custom' },
+  // Not the year: its bound is next year, and the document must not change each 1 January.
+  { path: 'mileage', message: messages.between(0, 2_000_000), code: 'too_big' },
   priceIssue('active'),
 ];
 
@@ -55,6 +56,10 @@ export const ERROR_EXAMPLES: Record<ErrorCodeName, { summary: string; message: s
     summary: 'A reference with an outer space',
     message: messages.invalidReference(referenceRule),
   },
+  INVALID_HEADER: {
+    summary: 'An ETag sent without its quotes',
+    message: messages.malformedIfMatch('h3Kq0m2bXl9Zc1TqYw8fRk4vD0a'),
+  },
   EMPTY_PAYLOAD: { summary: 'A bulk request without items', message: messages.emptyBulk() },
   TOO_MANY_ITEMS: { summary: 'A bulk request over 100 items', message: messages.tooManyItems(250, 100) },
   UNAUTHORIZED: { summary: 'An unknown or rotated secret', message: messages.secretNotRecognized() },
@@ -73,7 +78,7 @@ export const ERROR_EXAMPLES: Record<ErrorCodeName, { summary: string; message: s
     message: messages.methodNotAllowed('PATCH', ['GET', 'PUT', 'DELETE']),
   },
   PAYLOAD_TOO_LARGE: { summary: 'A body over 5 MiB', message: messages.bodyTooLarge() },
-  UNSUPPORTED_MEDIA_TYPE: { summary: 'Not JSON', message: messages.notJson() },
+  UNSUPPORTED_MEDIA_TYPE: { summary: 'Not JSON', message: messages.notJson('PUT') },
   VALIDATION_FAILED: {
     summary: 'A misspelt field, next to the other issues of the listing',
     message: messages.invalidListing(listingIssues),

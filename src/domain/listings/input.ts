@@ -35,6 +35,15 @@ interface ListingSchemaOptions {
   today?: () => Date;
 }
 
+/** A latitude (90) or longitude (180): its range named in the message as numbers. */
+const coordinate = (bound: number) =>
+  z
+    .number({ error: 'must be a number' })
+    .min(-bound, messages.between(-bound, bound))
+    .max(bound, messages.between(-bound, bound))
+    .nullable()
+    .optional();
+
 /** The fields of a listing body, before aliases are folded in. */
 export function listingBodySchema(options: ListingSchemaOptions) {
   const today = options.today ?? (() => new Date());
@@ -81,7 +90,11 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     year: z
       .number({ error: 'must be a number' })
       .int('must be a whole number')
-      .refine((v) => v >= 1900 && v <= maxYear(), { message: messages.yearRange() })
+      // The bound named as a number ("between 1900 and 2027"), computed when the value is checked.
+      .superRefine((v, ctx) => {
+        const max = maxYear();
+        if (v < 1900 || v > max) ctx.addIssue({ code: 'custom', message: messages.yearRange(max) });
+      })
       .meta({
         minimum: 1900,
         // No maximum in the document: the bound moves every 1 January, the document does not.
@@ -116,7 +129,7 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     vehicleType: enumField('vehicleType'),
     conditionTags: z
       .array(enumField('conditionTags'), { error: 'must be an array' })
-      .max(20)
+      .max(20, 'at most 20 condition tags')
       .nullable()
       .optional(),
     engine: text(200),
@@ -142,16 +155,16 @@ export function listingBodySchema(options: ListingSchemaOptions) {
     postalCode: text(20),
     city: text(100),
     province: text(100),
-    latitude: z.number({ error: 'must be a number' }).min(-90).max(90).nullable().optional(),
-    longitude: z.number({ error: 'must be a number' }).min(-180).max(180).nullable().optional(),
+    latitude: coordinate(90),
+    longitude: coordinate(180),
     // The read shape nests these; accepting it too lets a partner send back what it read.
     location: z
       .strictObject({
         postalCode: text(20),
         city: text(100),
         province: text(100),
-        latitude: z.number().min(-90).max(90).nullable().optional(),
-        longitude: z.number().min(-180).max(180).nullable().optional(),
+        latitude: coordinate(90),
+        longitude: coordinate(180),
       })
       .nullable()
       .optional(),

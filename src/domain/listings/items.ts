@@ -27,21 +27,68 @@ import {
  * and errors, and the validation that turns a raw item into a write or into every issue it has.
  */
 
-const outcomeSchema = z.enum(['created', 'updated', 'unchanged', 'superseded']);
+/**
+ * What a write did to a listing, or, in a dry run, what it would do (issue 41: a dry run answered
+ * `created` with the id of a listing that never existed). `superseded` is the same in both: an
+ * earlier item of the request whose reference comes again later.
+ */
+export const WRITTEN_OUTCOMES = ['created', 'updated', 'unchanged', 'superseded'] as const;
+export const DRY_RUN_OUTCOMES = ['would_create', 'would_update', 'would_be_unchanged'] as const;
+const outcomeSchema = z.enum([...WRITTEN_OUTCOMES, ...DRY_RUN_OUTCOMES]);
 export type Outcome = z.infer<typeof outcomeSchema>;
+
+/** A write's outcome as its dry run says it: what would happen, nothing having happened. */
+export function dryRunOutcome(outcome: Outcome): Outcome {
+  switch (outcome) {
+    case 'created':
+      return 'would_create';
+    case 'updated':
+      return 'would_update';
+    case 'unchanged':
+      return 'would_be_unchanged';
+    default:
+      return outcome;
+  }
+}
 
 const issueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
 
-/** What a write answers for one listing (PUT, and each bulk result without its index). */
+/** `dryRun: true` on an answer of a dry run (absent otherwise): nothing was written. */
+const dryRunFlag = z
+  .literal(true)
+  .optional()
+  .describe('Present (true) only on the answer of a dry run (`?dryRun=true`): nothing was written.');
+
+/** What a write answers for one listing (PUT, PATCH, and each bulk result without its index). */
 export const writeResultSchema = z.object({
+  listingId: z
+    .string()
+    .nullable()
+    .describe(
+      "The listing's id; null only in a dry run that would create the listing (it has no id until it is written).",
+    ),
+  externalReference: z.string(),
+  status: z.string(),
+  created: z.boolean().describe('Whether this write created the listing: always false in a dry run.'),
+  outcome: outcomeSchema.describe(
+    'created, updated, unchanged (the listing already had this content; its updatedAt did not move), superseded (bulk: a later item of the request has the same reference). A dry run says what it would do: would_create, would_update, would_be_unchanged (or superseded).',
+  ),
+  dryRun: dryRunFlag,
+});
+
+/** What a status change or DELETE answers. */
+export const statusResultSchema = z.object({
   listingId: z.string(),
   externalReference: z.string(),
   status: z.string(),
-  created: z.boolean(),
-  outcome: outcomeSchema.describe(
-    'unchanged: the listing already had this content; its updatedAt did not move.',
-  ),
+  outcome: z
+    .enum(['updated', 'unchanged', 'would_update', 'would_be_unchanged'])
+    .describe(
+      'updated: the status changed; unchanged: the listing already had it. A dry run: would_update, would_be_unchanged.',
+    ),
+  dryRun: dryRunFlag,
 });
+export type StatusResult = z.infer<typeof statusResultSchema>;
 
 /** One successful item of a bulk upsert, at its index in the request. */
 export const itemResultSchema = writeResultSchema.extend({

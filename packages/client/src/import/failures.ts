@@ -1,4 +1,5 @@
 import type { ItemResult } from '../index.js';
+import { countedAs } from '../upsert-many.js';
 import type { Feed } from './feed.js';
 import type { Failure, ImportState } from './state.js';
 
@@ -18,7 +19,7 @@ export function record(
     const position = positions[result.index]!;
     const row = feed.rows[position]!;
     if (result.ok) {
-      state.counts[result.outcome]++;
+      state.counts[countedAs(result.outcome)]++; // a dry run's would_create counts as created
       continue;
     }
     state.counts.failed++;

@@ -4,6 +4,21 @@ import { messages } from '../../messages.js';
 import { type ItemError, itemError, type Prepared } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
 
+/** The issue of a dealer outside the scope, at the field that names it. */
+function scopeIssue(dealer: { id: string } | { code: string }) {
+  return 'id' in dealer
+    ? {
+        path: 'dealerProfileId',
+        message: "is not in this API secret's access scope",
+        code: 'profile_forbidden',
+      }
+    : {
+        path: 'dealerLocationCode',
+        message: "is not in this API secret's access scope",
+        code: 'profile_forbidden',
+      };
+}
+
 /**
  * Resolves the dealer each item names (dealerProfileId, else dealerLocationCode) in two queries
  * for the whole batch. Unknown and out-of-scope dealers are refused alike with PROFILE_FORBIDDEN.
@@ -46,6 +61,9 @@ export async function resolveDealers(
             'id' in dealer
               ? messages.dealerNotInScope(dealer.id)
               : messages.locationCodeNotInScope(dealer.code),
+            // The field at fault, as a validation issue names it (issue 41: with the item's other
+            // issues in one answer, items.ts).
+            [scopeIssue(dealer)],
           ),
         ),
       );

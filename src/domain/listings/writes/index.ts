@@ -21,7 +21,7 @@ export function listingWrites(deps: ListingWriteDeps) {
       partner: Partner,
       reference: string,
       status: Status,
-      options: { ifMatch?: string | undefined } = {},
+      options: { ifMatch?: string | undefined; dryRun?: boolean } = {},
     ) => changeStatus(deps, partner, reference, status, options),
   };
 }

@@ -5,15 +5,32 @@ import { ifMatchHolds, preconditionFailed } from '../../etag.js';
 import { applyMergePatch } from '../../merge-patch.js';
 import { messages } from '../../messages.js';
 import { crossFieldInputOfRaw, crossFieldIssues } from '../checks.js';
-import { defaultDealerOf, type ItemError, type ItemResult, prepare, validationFailed } from '../items.js';
+import {
+  defaultDealerOf,
+  dryRunOutcome,
+  type ItemError,
+  type ItemResult,
+  prepare,
+  validationFailed,
+} from '../items.js';
 import { resolveDealers } from './dealers.js';
 import type { ListingWriteDeps } from './deps.js';
 import { withWriteRetry } from './retry.js';
+import { addScopeIssues } from './scope-issues.js';
 import { readVersion } from './version.js';
 import { writeBatch } from './write-batch.js';
 
 export interface PatchOptions {
   ifMatch?: string | undefined;
+  /** Do everything, then roll it back: the answer says what the patch would do. */
+  dryRun?: boolean;
+}
+
+/** A dry run's answer, carried out of the transaction it rolls back. */
+class DryRun extends Error {
+  constructor(readonly outcome: { result: ItemResult; etag: string }) {
+    super('dry run');
+  }
 }
 
 /**
@@ -109,6 +126,7 @@ async function patchOnce(
     status: read.status as string,
   };
   if ('issues' in prepared) {
+    await addScopeIssues(deps, partner, [prepared]);
     const known = new Set(prepared.issues.map((i) => i.path));
     const more = crossFieldIssues(crossFieldInputOfRaw(body), current, defaultDealerOf(partner)).filter(
       (i) => !known.has(i.path),
@@ -120,23 +138,36 @@ async function patchOnce(
   const refused = errors[0];
   if (refused) throw problem(refused.code, refused.message, refused.issues);
 
-  const outcome = await withWriteRetry(() =>
-    deps.db.transaction(
-      async (tx) => {
-        await deps.store.lockExisting(partner.id, [reference], tx);
-        const now = await readVersion(deps, partner.id, reference, tx);
-        // The comparison under the lock: the write applies only to the version patched above.
-        if (now?.etag !== base.etag) throw new Moved();
-        const local: typeof errors = [];
-        const written = await writeBatch(deps, partner, [prepared], dealerOf, local, tx);
-        const failed = local[0];
-        if (failed) throw problem(failed.code, failed.message, failed.issues);
-        const after = await readVersion(deps, partner.id, reference, tx);
-        return { result: written.get(reference)!, etag: after!.etag };
-      },
-      { maxMs: deps.writeTimeoutMs },
-    ),
-  );
-  deps.syncHorizon.forget();
-  return outcome;
+  try {
+    const outcome = await withWriteRetry(() =>
+      deps.db.transaction(
+        async (tx) => {
+          await deps.store.lockExisting(partner.id, [reference], tx);
+          const now = await readVersion(deps, partner.id, reference, tx);
+          // The comparison under the lock: the write applies only to the version patched above.
+          if (now?.etag !== base.etag) throw new Moved();
+          const local: typeof errors = [];
+          const written = await writeBatch(deps, partner, [prepared], dealerOf, local, tx);
+          const failed = local[0];
+          if (failed) throw problem(failed.code, failed.message, failed.issues);
+          const result = written.get(reference)!;
+          // A dry run rolls back, and answers with the version that stays.
+          if (options.dryRun) {
+            throw new DryRun({
+              result: { ...result, outcome: dryRunOutcome(result.outcome), created: false, dryRun: true },
+              etag: base.etag,
+            });
+          }
+          const after = await readVersion(deps, partner.id, reference, tx);
+          return { result, etag: after!.etag };
+        },
+        { maxMs: deps.writeTimeoutMs },
+      ),
+    );
+    deps.syncHorizon.forget();
+    return outcome;
+  } catch (error) {
+    if (error instanceof DryRun) return error.outcome;
+    throw error;
+  }
 }

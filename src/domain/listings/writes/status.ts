@@ -5,10 +5,17 @@ import { problem } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { priceIssue } from '../checks.js';
 import type { Status } from '../input.js';
-import { validationFailed } from '../items.js';
+import { type StatusResult, validationFailed } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
 import { withWriteRetry } from './retry.js';
 import { assertIfMatch, readVersion } from './version.js';
+
+/** A dry run's answer, carried out of the transaction it rolls back. */
+class DryRun extends Error {
+  constructor(readonly answer: StatusResult & { etag: string }) {
+    super('dry run');
+  }
+}
 
 /** A listing on offer (active or pending) has a price: decisions.md. */
 const priceRequired = (status: Status) => validationFailed([priceIssue(status)]);
@@ -19,38 +26,57 @@ export async function changeStatus(
   partner: Partner,
   reference: string,
   status: Status,
-  options: { ifMatch?: string | undefined } = {},
-): Promise<{ listingId: string; externalReference: string; status: string; etag: string }> {
-  const result = await withWriteRetry(() =>
-    deps.db.transaction(
-      async (tx) => {
-        const [current] = await deps.store.lockExisting(partner.id, [reference], tx);
-        if (!current)
-          throw problem('NOT_FOUND', `This partner has no listing with externalReference "${reference}".`);
-        if (!inScope(partner.access, current.dealerProfileId)) {
-          throw problem(
-            'PROFILE_FORBIDDEN',
-            messages.listingDealerNotInScope(reference, current.dealerProfileId),
-          );
-        }
-        // Under the row lock taken above: the version compared is the version changed.
-        await assertIfMatch(deps, partner.id, reference, options.ifMatch, tx);
-        const changed = await deps.store
-          .setStatus(partner.id, reference, status, tx)
-          .catch((error: unknown) => {
-            // Fix (model tests): a listing without a price moved to active or pending broke the
-            // table's check and answered 500; the rule is a validation failure like on PUT.
-            if (error instanceof DbError && error.failure === 'price-when-listed')
-              throw priceRequired(status);
-            throw error;
-          });
-        if (changed) await deps.store.recordHistory([changed], tx);
-        const after = await readVersion(deps, partner.id, reference, tx);
-        return { listingId: current.id, externalReference: reference, status, etag: after!.etag };
-      },
-      { maxMs: deps.writeTimeoutMs },
-    ),
-  );
-  deps.syncHorizon.forget();
-  return result;
+  options: { ifMatch?: string | undefined; dryRun?: boolean } = {},
+): Promise<StatusResult & { etag: string }> {
+  const attempt = () =>
+    withWriteRetry(() =>
+      deps.db.transaction(
+        async (tx) => {
+          const [current] = await deps.store.lockExisting(partner.id, [reference], tx);
+          if (!current)
+            throw problem('NOT_FOUND', `This partner has no listing with externalReference "${reference}".`);
+          if (!inScope(partner.access, current.dealerProfileId)) {
+            throw problem(
+              'PROFILE_FORBIDDEN',
+              messages.listingDealerNotInScope(reference, current.dealerProfileId),
+            );
+          }
+          // Under the row lock taken above: the version compared is the version changed.
+          await assertIfMatch(deps, partner.id, reference, options.ifMatch, tx);
+          // A dry run answers with the version that stays: read before the change it rolls back.
+          const before = options.dryRun ? await readVersion(deps, partner.id, reference, tx) : undefined;
+          const changed = await deps.store
+            .setStatus(partner.id, reference, status, tx)
+            .catch((error: unknown) => {
+              // Fix (model tests): a listing without a price moved to active or pending broke the
+              // table's check and answered 500; the rule is a validation failure like on PUT.
+              if (error instanceof DbError && error.failure === 'price-when-listed')
+                throw priceRequired(status);
+              throw error;
+            });
+          if (changed) await deps.store.recordHistory([changed], tx);
+          const answer = { listingId: current.id, externalReference: reference, status };
+          if (options.dryRun) {
+            // Done, then rolled back: the answer says what would change, with the version that stays.
+            throw new DryRun({
+              ...answer,
+              outcome: changed ? 'would_update' : 'would_be_unchanged',
+              dryRun: true,
+              etag: before!.etag,
+            });
+          }
+          const after = await readVersion(deps, partner.id, reference, tx);
+          return { ...answer, outcome: changed ? 'updated' : 'unchanged', etag: after!.etag } as const;
+        },
+        { maxMs: deps.writeTimeoutMs },
+      ),
+    );
+  try {
+    const result = await attempt();
+    deps.syncHorizon.forget();
+    return result;
+  } catch (error) {
+    if (error instanceof DryRun) return error.answer;
+    throw error;
+  }
 }

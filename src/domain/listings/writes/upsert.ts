@@ -2,6 +2,7 @@ import type { Partner } from '../../access.js';
 import { ProblemError } from '../../errors.js';
 import { ifMatchHolds, preconditionFailed } from '../../etag.js';
 import {
+  dryRunOutcome,
   type Invalid,
   type ItemError,
   type ItemResult,
@@ -14,6 +15,7 @@ import {
 import { resolveDealers } from './dealers.js';
 import type { ListingWriteDeps } from './deps.js';
 import { withWriteRetry } from './retry.js';
+import { addScopeIssues } from './scope-issues.js';
 import { readVersion, type Version } from './version.js';
 import { writeBatch } from './write-batch.js';
 
@@ -47,6 +49,7 @@ export async function upsertListings(
     else if ('issues' in result) invalid.push(result);
     else prepared.push(result);
   }
+  await addScopeIssues(deps, partner, invalid);
   await refuseInvalid(deps.store, partner, invalid, errors);
 
   // A reference repeated in one request: the last occurrence that succeeds wins (chosen in
@@ -111,6 +114,22 @@ export async function upsertListings(
   }
   results.sort((a, b) => a.index - b.index);
   errors.sort((a, b) => a.index - b.index);
+  if (options.dryRun) {
+    // What would happen, nothing having happened: no id for a listing that does not exist (the one
+    // the rolled-back write made is no one's), nothing created.
+    const wouldCreate = new Set(
+      results.filter((r) => r.outcome === 'created').map((r) => r.externalReference),
+    );
+    for (const [i, r] of results.entries()) {
+      results[i] = {
+        ...r,
+        listingId: wouldCreate.has(r.externalReference) ? null : r.listingId,
+        created: false,
+        outcome: dryRunOutcome(r.outcome),
+        dryRun: true,
+      };
+    }
+  }
   return { results, errors, ...(outcome.etag !== undefined ? { etag: outcome.etag } : {}) };
 }
 

@@ -1,10 +1,10 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inScope } from '../../../../domain/access.js';
 import { notFound } from '../../../../domain/errors.js';
 import { listingEtag } from '../../../../domain/etag.js';
-import type { ListingReads } from '../../../../domain/listings/reads.js';
+import type { ListingQuery, ListingReads } from '../../../../domain/listings/reads.js';
 import { messages } from '../../../../domain/messages.js';
 import { partnerMeta } from '../../../../http/auth.js';
 import type { Projection } from '../../../../store/db.js';
@@ -57,6 +57,29 @@ export function listingRoutes(listings: ListingReads, json: Projection<ListingJs
       },
     );
 
+    /**
+     * The id of the partner's own listing whose reference is this text, if it has one: a reference
+     * shaped like a UUID is easily taken for the service's id (issue 41), and the 404 says so. Not
+     * a leak: the listing is the partner's own, read through its own scope.
+     */
+    const ownByReference = async (partner: NonNullable<FastifyRequest['partner']>, reference: string) => {
+      const query: ListingQuery = {
+        page: 1,
+        pageSize: 1,
+        status: 'all',
+        updatedSince: undefined,
+        sort: '-updatedAt',
+        dealerIds: [],
+        parentDealerId: undefined,
+        locationCode: undefined,
+        cursor: undefined,
+        mine: true,
+        externalReference: reference,
+      };
+      const page = await listings.page(await listings.filter(partner, query), query);
+      return page.data[0]?.id;
+    };
+
     app.get(
       '/listings/:id',
       {
@@ -84,7 +107,9 @@ export function listingRoutes(listings: ListingReads, json: Projection<ListingJs
         const listing = await listings.get(request.params.id, json);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
         if (!listing || !inScope(partner.access, listing.dealerId)) {
-          throw notFound(messages.listingNotFound(request.params.id));
+          throw notFound(
+            messages.listingIdNotFound(request.params.id, await ownByReference(partner, request.params.id)),
+          );
         }
         // The ETag covers everything shown (the dealer's details too), so a 304 is never stale.
         // The same version a write's If-Match is compared with (domain/etag.ts).

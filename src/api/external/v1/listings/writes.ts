@@ -3,8 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ENUMS } from '../../../../domain/enums.js';
 import { problem } from '../../../../domain/errors.js';
+import { malformedIfMatch } from '../../../../domain/etag.js';
 import { referenceSchema } from '../../../../domain/listings/input.js';
-import { itemErrorSchema, itemResultSchema, writeResultSchema } from '../../../../domain/listings/items.js';
+import {
+  itemErrorSchema,
+  itemResultSchema,
+  statusResultSchema,
+  writeResultSchema,
+} from '../../../../domain/listings/items.js';
 import type { ListingWrites, RawItem } from '../../../../domain/listings/writes/index.js';
 import { messages } from '../../../../domain/messages.js';
 import { unknownKeyIssues } from '../../../../domain/unknown-keys.js';
@@ -29,10 +35,12 @@ const referenceParams = z.object({ externalReference: referenceSchema });
 const dryRunQuery = z.object({
   dryRun: booleanParam
     .optional()
-    .describe('Validate and resolve everything, write nothing; the answer is the same.'),
+    .describe(
+      'Validate and resolve everything, write nothing. The answer says what the write would do: always 200, `dryRun: true` in data and meta, outcome would_create, would_update or would_be_unchanged, listingId null for a listing that does not exist yet, no Location.',
+    ),
 });
 
-const statusResult = z.object({ listingId: z.string(), externalReference: z.string(), status: z.string() });
+const statusResult = statusResultSchema;
 // Writes name the partner only: a group's full access list (hundreds of ids) on every write is
 // noise (decisions.md). Reads carry the access block.
 const writeMeta = z.object({
@@ -40,6 +48,13 @@ const writeMeta = z.object({
   dryRun: z.boolean().optional(),
 });
 const writerMeta = (partner: { id: string; name: string }) => ({ id: partner.id, name: partner.name });
+/** A write answer's meta: the partner, and `dryRun: true` on a dry run's. */
+const metaOf = (partner: { id: string; name: string }, dryRun: boolean) => ({
+  partner: writerMeta(partner),
+  ...(dryRun ? { dryRun } : {}),
+});
+/** Where a listing created by a PUT is read (its Location). */
+const LISTING_PATH = '/api/external/v1/listings/';
 const writeErrors = {
   ...partnerErrors,
   405: partnerErrors[400],
@@ -50,10 +65,17 @@ const writeErrors = {
 /** Writes to one listing: they answer with its ETag and honour If-Match (412 when it fails). */
 const versionedErrors = { ...writeErrors, 412: partnerErrors[400] };
 
-/** If-Match as sent: undefined when absent (a list of tags, or *; checked in the domain). */
+/**
+ * If-Match as sent: undefined when absent. A malformed one (not `*` nor a list of quoted entity
+ * tags: an ETag without its quotes) is a 400 INVALID_HEADER here, before anything is read; which
+ * version it names is checked in the domain.
+ */
 function ifMatchOf(request: FastifyRequest): string | undefined {
-  const value = request.headers['if-match'];
-  return Array.isArray(value) ? value.join(', ') : value;
+  const sent = request.headers['if-match'];
+  const value = Array.isArray(sent) ? sent.join(', ') : sent;
+  const malformed = malformedIfMatch(value);
+  if (malformed) throw malformed;
+  return value;
 }
 
 function requireObject(body: unknown): Record<string, unknown> {
@@ -83,13 +105,15 @@ export function listingWriteRoutes(
         schema: {
           summary: 'Create or replace a listing by your reference',
           description:
-            'Upsert: 201 when the reference was new, 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry. With If-Match, the write applies only to that version of the listing (412 otherwise; `If-Match: *`: only if the listing exists).',
+            'Upsert: 201 when the reference was new (with `Location`, where the listing is read), 200 when it replaced your listing (outcome `unchanged` when nothing differed; its updatedAt then stays). Safe to retry. With If-Match, the write applies only to that version of the listing (412 otherwise; `If-Match: *`: only if the listing exists). With `dryRun=true`: always 200, outcome would_create, would_update or would_be_unchanged, listingId null when the listing does not exist yet.',
           tags: ['Listings (write)'],
           params: referenceParams,
           querystring: dryRunQuery,
           response: {
             200: z.object({ data: writeResultSchema, meta: writeMeta }),
-            201: z.object({ data: writeResultSchema, meta: writeMeta }),
+            201: z
+              .object({ data: writeResultSchema, meta: writeMeta })
+              .describe('Created (never on a dry run); `Location` names the new listing.'),
             ...versionedErrors,
           },
         },
@@ -107,8 +131,11 @@ export function listingWriteRoutes(
         if (failed) throw problem(failed.code, failed.message, failed.issues);
         const { index: _index, supersededBy: _s, ...result } = results[0]!;
         if (etag) reply.header('ETag', etag);
-        reply.status(result.created ? 201 : 200);
-        return { data: result, meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) } };
+        // A dry run created nothing: 200, no Location (its outcome says what would happen).
+        if (result.created && result.listingId !== null) {
+          reply.status(201).header('Location', `${LISTING_PATH}${result.listingId}`);
+        }
+        return { data: result, meta: metaOf(partner, dryRun) };
       },
     );
 
@@ -127,18 +154,21 @@ export function listingWriteRoutes(
             'Send only the fields that change (`Content-Type: application/merge-patch+json` or `application/json`); null clears an optional field. The listing that results is validated as a whole, as in PUT. An unknown reference is 404: a patch never creates. A patch that changes nothing answers outcome `unchanged`, and updatedAt stays. With If-Match, the patch applies only to that version (412 otherwise).',
           tags: ['Listings (write)'],
           params: referenceParams,
+          querystring: dryRunQuery,
           response: { 200: z.object({ data: writeResultSchema, meta: writeMeta }), ...versionedErrors },
         },
       },
       async (request, reply) => {
         const partner = request.partner!;
         const patch = requireObject(request.body);
+        const dryRun = request.query.dryRun ?? false;
         const { result, etag } = await writes.patch(partner, request.params.externalReference, patch, {
           ifMatch: ifMatchOf(request),
+          dryRun,
         });
         const { index: _index, supersededBy: _s, ...data } = result;
         reply.header('ETag', etag);
-        return { data, meta: { partner: writerMeta(partner) } };
+        return { data, meta: metaOf(partner, dryRun) };
       },
     );
 
@@ -170,7 +200,7 @@ export function listingWriteRoutes(
         const partner = request.partner!;
         // Bulk takes no preconditions (docs/api.md says why); a header that cannot be honoured is
         // refused rather than ignored, so nobody believes a batch was written conditionally.
-        if (ifMatchOf(request) !== undefined) {
+        if (request.headers['if-match'] !== undefined) {
           throw problem(
             'PRECONDITION_FAILED',
             'POST /listings/bulk-upsert takes no If-Match: it writes many listings, each as the feed has it. Nothing was written. Leave the header out, or write the listing with PUT or PATCH and If-Match.',
@@ -196,7 +226,7 @@ export function listingWriteRoutes(
         }
         return {
           data: { successCount: results.length, errorCount: errors.length, results, errors },
-          meta: { partner: writerMeta(partner), ...(dryRun ? { dryRun } : {}) },
+          meta: metaOf(partner, dryRun),
         };
       },
     );
@@ -214,12 +244,14 @@ export function listingWriteRoutes(
           summary: 'Change only the status of a listing',
           tags: ['Listings (write)'],
           params: referenceParams,
+          querystring: dryRunQuery,
           response: { 200: z.object({ data: statusResult, meta: writeMeta }), ...versionedErrors },
         },
       },
       async (request, reply) => {
         const partner = request.partner!;
         const ref = request.params.externalReference;
+        const dryRun = request.query.dryRun ?? false;
         const body = requireObject(request.body);
         const status = typeof body.status === 'string' ? body.status.trim().toLowerCase() : undefined;
         const issues = unknownKeyIssues(body, ['status'], 'field');
@@ -237,10 +269,10 @@ export function listingWriteRoutes(
           partner,
           ref,
           status as (typeof ENUMS.status.values)[number],
-          { ifMatch: ifMatchOf(request) },
+          { ifMatch: ifMatchOf(request), dryRun },
         );
         reply.header('ETag', etag);
-        return { data, meta: { partner: writerMeta(partner) } };
+        return { data, meta: metaOf(partner, dryRun) };
       },
     );
 
@@ -252,21 +284,24 @@ export function listingWriteRoutes(
           summary: 'Mark a listing as sold (soft delete; idempotent)',
           tags: ['Listings (write)'],
           params: referenceParams,
+          querystring: dryRunQuery,
           response: { 200: z.object({ data: statusResult, meta: writeMeta }), ...versionedErrors },
         },
       },
       async (request, reply) => {
         const partner = request.partner!;
+        const dryRun = request.query.dryRun ?? false;
         const { etag, ...data } = await writes.changeStatus(
           partner,
           request.params.externalReference,
           'sold',
           {
             ifMatch: ifMatchOf(request),
+            dryRun,
           },
         );
         reply.header('ETag', etag);
-        return { data, meta: { partner: writerMeta(partner) } };
+        return { data, meta: metaOf(partner, dryRun) };
       },
     );
   };
