@@ -148,7 +148,8 @@ test('every endpoint, typed; errors carry status, code, message, requestId and i
   const again = await forecourt.listings.put('CL-1', car({ dealerProfileId: tree.ids.A1 }));
   assert.equal(again.outcome, 'unchanged');
   const dry = await forecourt.listings.put('CL-1', car({ price: 1 }), { dryRun: true });
-  assert.equal(dry.outcome, 'updated');
+  // Typed as the dry run's answer (DryRunWriteResult): what it would do (issue 41).
+  assert.deepEqual([dry.outcome, dry.dryRun, dry.created], ['would_update', true, false]);
   const listing = await forecourt.listings.get(created.listingId);
   assert.deepEqual([listing.price, listing.dealer.id], [19950, tree.ids.A1], 'the dry run wrote nothing');
 
