@@ -66,6 +66,9 @@ export const messages = {
   },
   dealerNotInScope: (id: string) => `Dealer profile ${id} is not in ${IN_SCOPE}.`,
   locationCodeNotInScope: (code: string) => `Location code "${code}" is not in ${IN_SCOPE}.`,
+  /** A global partner's dealer that does not exist (nothing is outside its scope). */
+  noDealerWithId: () => 'no dealer profile has this id; see GET /locations for the ids',
+  noDealerWithCode: () => 'no dealer profile has this location code; see GET /locations for the codes',
   /** A listing of the partner's whose dealer the partner's access no longer covers. */
   listingDealerNotInScope: (reference: string, dealerProfileId: string) =>
     `Listing "${reference}" belongs to dealer profile ${dealerProfileId}, which is not in ${IN_SCOPE}.`,

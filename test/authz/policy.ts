@@ -179,17 +179,29 @@ export type Target =
 /**
  * own: the caller's own listing; own outside: the caller's own listing at a dealer that has left its
  * scope; inside / outside: a profile, or someone else's listing, inside or outside the caller's
- * scope; unknown: an id, code or reference that does not exist.
+ * scope; unknown: an id, code or reference that does not exist; unknown to a global partner: a
+ * dealer that does not exist, named in a write by a partner whose scope has no outside (issue 40:
+ * it is told the dealer does not exist, 422, where a restricted partner cannot tell it from one
+ * outside its scope, 403).
  */
-export type Relation = 'none' | 'own' | 'own outside' | 'inside' | 'outside' | 'unknown';
+export type Relation =
+  | 'none'
+  | 'own'
+  | 'own outside'
+  | 'inside'
+  | 'outside'
+  | 'unknown'
+  | 'unknown to a global partner';
 
 export function relation(target: Target, position: Position): Relation {
   const scope = scopeOf(position);
   switch (target.kind) {
     case 'none':
       return 'none';
-    case 'location':
     case 'new':
+      if (target.node === 'unknown' && position === 'global') return 'unknown to a global partner';
+      return target.node === 'unknown' ? 'unknown' : scope.includes(target.node) ? 'inside' : 'outside';
+    case 'location':
       return target.node === 'unknown' ? 'unknown' : scope.includes(target.node) ? 'inside' : 'outside';
     case 'listing':
       if (target.key === 'own' || target.key === 'own outside' || target.key === 'unknown') return target.key;
@@ -232,6 +244,7 @@ const err = (status: number, code: string): Expect => ({ status, code });
 const item = (written: Expect['item']): Expect => ({ status: 200, item: written });
 const FORBIDDEN = err(403, 'PROFILE_FORBIDDEN');
 const NOT_FOUND = err(404, 'NOT_FOUND');
+const UNKNOWN_DEALER = err(422, 'VALIDATION_FAILED');
 
 /** What a list reply must be confined to (checked on every item) when it is 200. */
 export type Confine =
@@ -424,6 +437,7 @@ export const OPERATIONS: readonly Operation[] = [
       inside: ok(201),
       outside: FORBIDDEN,
       unknown: FORBIDDEN,
+      'unknown to a global partner': UNKNOWN_DEALER,
     },
   },
   {
@@ -432,7 +446,12 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'write:listings',
     phase: 'write',
     targets: news,
-    expect: { inside: ok(201), outside: FORBIDDEN, unknown: FORBIDDEN },
+    expect: {
+      inside: ok(201),
+      outside: FORBIDDEN,
+      unknown: FORBIDDEN,
+      'unknown to a global partner': UNKNOWN_DEALER,
+    },
   },
   {
     endpoint: 'POST /listings/bulk-upsert',
@@ -449,6 +468,7 @@ export const OPERATIONS: readonly Operation[] = [
       inside: item({ written: true }),
       outside: item({ written: false, status: 403, code: 'PROFILE_FORBIDDEN' }),
       unknown: item({ written: false, status: 403, code: 'PROFILE_FORBIDDEN' }),
+      'unknown to a global partner': item({ written: false, status: 422, code: 'VALIDATION_FAILED' }),
     },
   },
 ];

@@ -1,7 +1,7 @@
-import { inScope, type Partner } from '../../access.js';
+import { inScope, isGlobal, type Partner } from '../../access.js';
 import { problem } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { type ItemError, itemError, type Prepared } from '../items.js';
+import { type ItemError, itemError, type Prepared, validationFailed } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
 
 /** The issue of a dealer outside the scope, at the field that names it. */
@@ -19,9 +19,20 @@ function scopeIssue(dealer: { id: string } | { code: string }) {
       };
 }
 
+/** A dealer no profile has, named by a global partner: the field at fault, and why. */
+function unknownDealer(dealer: { id: string } | { code: string }) {
+  const issue =
+    'id' in dealer
+      ? { path: 'dealerProfileId', message: messages.noDealerWithId(), code: 'not_found' }
+      : { path: 'dealerLocationCode', message: messages.noDealerWithCode(), code: 'not_found' };
+  return validationFailed([issue]);
+}
+
 /**
  * Resolves the dealer each item names (dealerProfileId, else dealerLocationCode) in two queries
- * for the whole batch. Unknown and out-of-scope dealers are refused alike with PROFILE_FORBIDDEN.
+ * for the whole batch. For a restricted partner, unknown and out-of-scope dealers are refused
+ * alike with PROFILE_FORBIDDEN (it cannot probe which ids exist); nothing is outside a global
+ * partner's scope, so it is told that no dealer profile has the id or code (VALIDATION_FAILED).
  * Items naming no dealer are resolved later, once we know whether the listing exists (the
  * map holds '' for them).
  */
@@ -51,6 +62,8 @@ export async function resolveDealers(
       'id' in dealer ? (known.has(dealer.id) ? dealer.id : undefined) : byCode.get(dealer.code.toLowerCase());
     if (id && inScope(partner.access, id)) {
       resolved.set(p.index, id);
+    } else if (!id && isGlobal(partner.access)) {
+      errors.push(itemError(p.index, p.reference, unknownDealer(dealer)));
     } else {
       errors.push(
         itemError(
