@@ -77,7 +77,7 @@ export const PROBLEMS = {
   },
   PROFILE_FORBIDDEN: {
     status: 403,
-    when: 'A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer).',
+    when: 'A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED).',
     action: 'Use a dealer profile id or location code from GET /locations.',
   },
   NOT_FOUND: {

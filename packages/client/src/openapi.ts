@@ -958,7 +958,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -1158,7 +1158,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -1417,7 +1417,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -1713,7 +1713,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -2017,7 +2017,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -2335,7 +2335,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -2636,7 +2636,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -2935,7 +2935,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -3156,7 +3156,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -3319,7 +3319,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -3534,7 +3534,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -3753,7 +3753,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -3927,7 +3927,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -4175,7 +4175,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -4450,7 +4450,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -4681,7 +4681,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -4919,7 +4919,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -5166,7 +5166,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -5350,7 +5350,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -5516,7 +5516,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {
@@ -5702,7 +5702,7 @@ export interface operations {
              *
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
-             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer). Use a dealer profile id or location code from GET /locations.
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
              */
             403: {
                 headers: {

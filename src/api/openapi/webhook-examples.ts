@@ -10,9 +10,14 @@ const ENDPOINT_ID = '7c4e2a1b-9d3f-4e6a-8b5c-0f1e2d3c4b5a';
 const WEBHOOK_ID = 'msg_2f9c1e7a4b3d4c5e8f6a7b8c9d0e1f2a';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
+/**
+ * The service accepts a webhook URL only when its host resolves, to public addresses only
+ * (domain/webhooks/target.ts): a name under `.example` never resolves, so an example there could
+ * never be registered (issue 40). example.com and example.net resolve (IANA's, public).
+ */
 const endpoint = {
   id: ENDPOINT_ID,
-  url: 'https://dms.acme.example/hooks/forecourt',
+  url: 'https://example.com/acme-dms/hooks/forecourt',
   description: 'Stock mirror',
   filter: { status: ['active', 'sold'], dealerProfileIds: null },
   enabled: true,
@@ -49,7 +54,7 @@ export const WEBHOOK_BODY_EXAMPLES: Record<string, Record<string, Example>> = {
   },
   updateWebhookEndpoint: {
     pause: { summary: 'Pause deliveries', value: { enabled: false } },
-    move: { summary: 'A new address', value: { url: 'https://dms2.acme.example/hooks/forecourt' } },
+    move: { summary: 'A new address', value: { url: 'https://example.net/acme-dms/hooks/forecourt' } },
   },
   resumeWebhookEndpoint: {
     stopped: { summary: 'From where it stopped', value: {} },
