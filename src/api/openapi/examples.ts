@@ -54,8 +54,21 @@ const written = (outcome: 'created' | 'updated' | 'unchanged') => ({
 });
 
 const sold = {
-  data: { listingId: LISTING_ID, externalReference: REFERENCE, status: 'sold' },
+  data: { listingId: LISTING_ID, externalReference: REFERENCE, status: 'sold', outcome: 'updated' },
   meta: { partner: writer },
+};
+
+/** A dry run of a new reference: what it would do; no id, since nothing exists yet. */
+const wouldCreate = {
+  data: {
+    listingId: null,
+    externalReference: REFERENCE,
+    status: 'active',
+    created: false,
+    outcome: 'would_create',
+    dryRun: true,
+  },
+  meta: { partner: writer, dryRun: true },
 };
 
 /** Success answers by operationId and status. */
@@ -70,6 +83,10 @@ export const RESPONSE_EXAMPLES: Record<string, Record<number, Record<string, Exa
     200: {
       updated: { summary: 'The listing existed and changed', value: written('updated') },
       unchanged: { summary: 'Sent again unchanged: updatedAt did not move', value: written('unchanged') },
+      dryRun: {
+        summary: 'A dry run (?dryRun=true) of a new reference: what it would do, nothing written',
+        value: wouldCreate,
+      },
     },
     201: { created: { summary: 'A new reference', value: written('created') } },
   },
