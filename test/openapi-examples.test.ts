@@ -15,8 +15,9 @@ const NEVER_RESOLVES = new Set(['example', 'test', 'invalid', 'localhost', 'loca
 
 /** Every example value of the document: `examples.<name>.value` and `example`, with where it is. */
 function examplesOf(node: unknown, where: string, out: [string, unknown][] = []): [string, unknown][] {
-  if (Array.isArray(node)) node.forEach((item, i) => examplesOf(item, `${where}[${i}]`, out));
-  else if (node && typeof node === 'object') {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) examplesOf(item, `${where}[${i}]`, out);
+  } else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       if (key === 'examples' && value && typeof value === 'object' && !Array.isArray(value)) {
         for (const [name, example] of Object.entries(value))
