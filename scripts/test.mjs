@@ -64,6 +64,7 @@ const SLOWEST = [
   'test/crash-consistency.test.ts',
   'test/startup-failures.test.ts',
   'test/authz-matrix.test.ts',
+  'test/document-properties.test.ts',
   'test/read-model.test.ts',
   'test/import.test.ts',
   'test/partner-guide.test.ts',
