@@ -42,7 +42,7 @@ type EnumField =
   | 'paintType'
   | 'interiorMaterial';
 /** An enumerated field as written: a canonical value, null or '' (both clear it). */
-type Enumerated<T> = {
+type Enumerated = {
   [K in EnumField]?: NonNullable<Listing[K]> | '' | null;
 } & { conditionTags?: Listing['conditionTags'] | null };
 /**
@@ -51,12 +51,11 @@ type Enumerated<T> = {
  * also need `externalReference`. The service also takes documented aliases (`Benzine`, `Automaat`:
  * GET /reference/enums); a feed that sends its own words types them as `ListingWords`.
  */
-export type ListingInput = Omit<ListingWords, EnumField | 'conditionTags'> & Enumerated<ListingWords>;
+export type ListingInput = Omit<ListingWords, EnumField | 'conditionTags'> & Enumerated;
 /** A listing as the document takes it: enumerations as any text, aliases included (`'Benzine/LPG'`). */
 export type ListingWords = Schemas['ListingWrite'];
 /** A JSON Merge Patch of a listing: only the fields named change; null clears one. */
-export type ListingPatch = Omit<Schemas['ListingPatch'], EnumField | 'conditionTags'> &
-  Enumerated<Schemas['ListingPatch']>;
+export type ListingPatch = Omit<Schemas['ListingPatch'], EnumField | 'conditionTags'> & Enumerated;
 /** A write's answer with the listing's new version: send `etag` as `ifMatch` on the next write. */
 export type Versioned<T> = T & { etag: string };
 /** Writes to one listing: `ifMatch` (an ETag, or '*') makes the write apply only to that version. */
