@@ -124,11 +124,12 @@ export class Simulation {
         if ((status === 'active' || status === 'pending') && current.price === null)
           return { state, reply: { http: 422, code: 'VALIDATION_FAILED' } };
         const next = new Map(state);
-        if (current.status !== status)
-          next.set(key(op.p, op.ref), this.moved(current, { ...current, status }));
+        const changed = current.status !== status;
+        if (changed) next.set(key(op.p, op.ref), this.moved(current, { ...current, status }));
+        const outcome = changed ? 'updated' : 'unchanged';
         return {
           state: next,
-          reply: { http: 200, data: { listingId: current.id, externalReference: op.ref, status } },
+          reply: { http: 200, data: { listingId: current.id, externalReference: op.ref, status, outcome } },
         };
       }
       case 'readMine':

@@ -47,7 +47,9 @@ test('a body becomes the flat write: aliases folded, location nested or flat, EU
 });
 
 test('each rule refuses with a message that says what it accepts', () => {
-  assert.deepEqual(issuesOf({ title: 'x', year: 1850 }), ['year: must be between 1900 and next year']);
+  assert.deepEqual(issuesOf({ title: 'x', year: 1850 }), [
+    `year: must be between 1900 and ${new Date().getUTCFullYear() + 1}`,
+  ]);
   assert.deepEqual(issuesOf({ title: 'x', currency: 'usd' }), ['currency: only EUR is supported']);
   assert.match(issuesOf({ title: 'x', vin: 'abc' })[0]!, /^vin: 17 characters/);
   assert.match(issuesOf({ title: 'x', price: 12.345 })[0]!, /^price: must have at most 2 decimals/);
