@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -256,7 +256,7 @@ test('a new signing secret is printed shortened and written to a file of its own
     while (!said.text.includes('listening') && Date.now() < until) await sleep(100);
     const printed = /signing secret: (whsec_\S{3})…\n/.exec(said.text);
     assert.ok(printed, said.text);
-    const file = /new for this run, written to (\S+) \(mode 0600\)/.exec(said.text)?.[1];
+    const file = /new for this run, written to (\S+) \(mode 0600/.exec(said.text)?.[1];
     assert.ok(file, said.text);
     const whole = readFileSync(file, 'utf8').trim();
     assert.match(whole, /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
@@ -266,6 +266,8 @@ test('a new signing secret is printed shortened and written to a file of its own
   } finally {
     await stopListen(run, said);
   }
+  const file = /new for this run, written to (\S+) \(mode 0600/.exec(said.text)?.[1];
+  assert.ok(file && !existsSync(file), `the run's secret file is removed when listen stops: ${file}`);
   // --show-secret prints it whole, when that is what you want.
   const shown = { text: '' };
   const again = startListen(['--url', app.url, '--webhook-secret', WEBHOOK_SECRET, '--show-secret'], shown);

@@ -19,8 +19,11 @@ export const MAX_WAITING = 16;
  * others, one request at a time. HTTP/1.1 answers pipelined requests in order anyway: a pipelining
  * client loses nothing it was promised.
  *
- * What waits is bounded: past MAX_WAITING requests the connection is read no further (Node's own
- * pause of the socket and its parser, as its flood guard does). A paused parser may hold the first
+ * What waits is paced, not capped: past MAX_WAITING requests the connection is read no further
+ * (Node's own pause of the socket and its parser, as its flood guard does); the requests already
+ * parsed from the last read (up to a read's 64 KiB, some 2,000 small GETs) still wait, and each
+ * read again adds at most one more read's worth, so a flooding connection grows its queue by at
+ * most 64 KiB of requests per `readAgainMs`. A paused parser may hold the first
  * bytes of a request, and Node answers a request whose headers take longer than the headers
  * timeout with 408 and closes the connection: so a paused connection is read again every
  * `readAgainMs` (half that timeout), one chunk at a time, and a client that keeps its queue full

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readCaFile } from '../import/errors.js';
@@ -55,7 +55,7 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
           ? 'the one you gave'
           : s.webhookSecretFile
             ? `kept in ${s.webhookSecretFile}`
-            : `new for this run, written to ${kept} (mode 0600); --webhook-secret-file FILE keeps one between runs`
+            : `new for this run, written to ${kept} (mode 0600, removed when listen stops); --webhook-secret-file FILE keeps one between runs`
       })\n`,
   );
 
@@ -145,6 +145,8 @@ function newSecretFile(secret: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-listen-'));
   const file = path.join(dir, 'webhook-secret');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  // A secret of this run only: no copy of it outlives the run in the temporary directory.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return file;
 }
 
