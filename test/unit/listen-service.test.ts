@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ForecourtError } from '../../packages/client/src/errors.js';
+import { errorFromResponse, ForecourtError } from '../../packages/client/src/errors.js';
 import { maskSecret } from '../../packages/client/src/listen/run.js';
 import { passes, serviceDelayMs, serviceState } from '../../packages/client/src/listen/service-state.js';
 
@@ -51,4 +51,23 @@ test('one line when the service stops answering, one when it answers again; none
     'service answering again after 12.5 s (5 failed attempts); going on',
   ]);
   await assert.rejects(state.failed(new ForecourtError(401, { code: 'UNAUTHORIZED', message: 'no' })), /no/);
+});
+
+test("a wait the service asked for (Retry-After) is kept, not replaced by the back-off's", async () => {
+  const answer = (status: number, headers: Record<string, string>) =>
+    errorFromResponse(new Response(null, { status, headers }), {
+      error: { code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE', message: 'wait' },
+    });
+  assert.equal(answer(429, { 'retry-after': '60' }).retryAfterMs, 60_000);
+  assert.equal(answer(429, { 'ratelimit-reset': '7' }).retryAfterMs, 7000);
+  assert.equal(answer(503, { 'retry-after': '5' }).retryAfterMs, 5000);
+  assert.equal(answer(503, {}).retryAfterMs, undefined);
+  // The listener sleeps what was asked (aborted here once the wait has started: it is 60 s).
+  const controller = new AbortController();
+  const started = Date.now();
+  const state = serviceState(() => {}, controller.signal, { firstMs: 1, maxMs: 2, random: () => 0 });
+  const waiting = state.failed(answer(429, { 'retry-after': '60' }));
+  setTimeout(() => controller.abort(new Error('stopped')), 200);
+  await assert.rejects(waiting, /stopped/);
+  assert.ok(Date.now() - started >= 190, 'it waited, rather than 1 or 2 ms of its own back-off');
 });

@@ -1,6 +1,6 @@
 import { ForecourtError } from '../errors.js';
 import { errorText } from '../import/messages.js';
-import { backoffMs, sleep } from '../retry.js';
+import { backoffMs, requestedDelayMs, sleep } from '../retry.js';
 
 /**
  * `forecourt listen` and the service: a listener runs for hours, and a service that is away for a
@@ -65,7 +65,15 @@ export function serviceState(
             'until it answers (Ctrl-C stops)',
         );
       }
-      await sleep(serviceDelayMs(failures, options), signal);
+      // The service's own word (Retry-After, a 429's reset) when it gave one: a rate limit asking for
+      // 60 s is not tried again after 1, 2, 4, 8 and 16.
+      const asked = error instanceof ForecourtError ? error.retryAfterMs : undefined;
+      await sleep(
+        asked === undefined
+          ? serviceDelayMs(failures, options)
+          : requestedDelayMs(asked, Math.max(options.maxMs, asked), options.random),
+        signal,
+      );
     },
   };
 }
