@@ -86,8 +86,8 @@ export async function buildApp({ config, useCases, databases, tls, logger, now }
     return503OnClosing: false,
     // Long enough for any path the header limit lets through: an over-long reference is then
     // refused by the reference rule (400 INVALID_REFERENCE), not by the router.
-    // A trailing slash names the same resource (decisions.md): `/listings/?pageSize=1` is the
-    // list, not a read of the listing with an empty id.
+    // A trailing slash names the same resource (docs/contract.md#paths-and-methods):
+    // `/listings/?pageSize=1` is the list, not a read of the listing with an empty id.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
     // Protocol-level refusals in our envelope, written before the connection closes.
     clientErrorHandler: answerClientError,

@@ -63,7 +63,8 @@ describe('partner authentication, scopes and access', () => {
       >[]) {
         const reply = await listings(headers);
         assertUnauthorized(reply);
-        // The message says which case it is: a mistyped or truncated secret (decisions.md).
+        // The message says which case it is: a mistyped or truncated secret
+        // (docs/contract.md#presenting-a-secret).
         assert.match(reply.body.error.message, /^The API secret is malformed/, bad);
       }
     }

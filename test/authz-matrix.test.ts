@@ -359,7 +359,7 @@ describe('authorization matrix (test/authz/policy.ts)', () => {
       const caller = callers.get(callerKey(cell.credential, cell.position))!;
       assert.equal(reply.body.meta.partner.id, caller.id);
       const access = reply.body.meta.partner.access;
-      // Writes name the partner only (decisions.md): never the access list.
+      // Writes name the partner only (docs/contract.md#write-answers): never the access list.
       if (cell.op.scope === 'write:listings') {
         assert.deepEqual(Object.keys(reply.body.meta.partner).sort(), ['id', 'name']);
       } else if (cell.position === 'global')

@@ -17,8 +17,8 @@ import { bulk, put } from './helpers/listings-api.js';
  * Issue 40, point 7: a global partner writing with a dealerProfileId that no dealer profile has
  * got 403 PROFILE_FORBIDDEN ("not in this API secret's access scope"), but nothing is outside a
  * global partner's scope: it is told the id (or location code) is unknown, 422 VALIDATION_FAILED
- * at the field. A restricted partner keeps 403 for both (decisions.md: it cannot probe which ids
- * exist).
+ * at the field. A restricted partner keeps 403 for both (docs/contract.md#access-scope: it cannot
+ * probe which ids exist).
  */
 describe('a dealer no profile has: 422 for a global partner, 403 for a restricted one', () => {
   let app: TestApp;

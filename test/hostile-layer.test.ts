@@ -32,7 +32,10 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
  */
 
 const ADMIN = '/api/admin/v1';
-/** Body fields ignored by the write (decisions.md: read-only fields, and the path's reference wins). */
+/**
+ * Body fields ignored by the write (docs/contract.md#put-replaces: read-only fields, and the path's
+ * reference wins).
+ */
 const IGNORED = new Set<string>(['externalReference', 'external_reference', ...READ_ONLY_FIELDS]);
 const SCOPES = [...ALL_SCOPES, 'manage:webhooks'];
 /** Longest any one answer may take, hostile or not (two cores shared with the database). */

@@ -468,7 +468,7 @@ describe('hostile text: nothing a client sends corrupts, silences or stalls the 
 /**
  * Issue 41: a Windows-1252 export read as ISO-8859-1 turns `Škoda` into `\u008Akoda`; PUT answered
  * 201 and the listing was stored so. C1 control characters (U+0080 to U+009F) in a listing's or a
- * dealer's text are refused on every write route (decisions.md, 2026-11-28), naming the field and
+ * dealer's text are refused on every write route (docs/contract.md#text), naming the field and
  * the character's position; tab, CR and LF keep their rules.
  */
 describe('C1 control characters in text: refused on every write route, naming the field and where', () => {

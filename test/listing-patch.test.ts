@@ -6,7 +6,7 @@ import { assertError, ref, sleep, validationPaths, writer } from './helpers/writ
 
 /**
  * PATCH /listings/{ref} (JSON Merge Patch), ETags on every listing answer and If-Match on every
- * write to one listing (decisions.md, "Writing", added 2026-11-26). Runs on PGlite, and on
+ * write to one listing (docs/contract.md#patch, #etag-and-if-match). Runs on PGlite, and on
  * PostgreSQL when DATABASE_URL is set.
  */
 

@@ -9,7 +9,7 @@ import { createWorld, LAYOUTS } from './model/world.js';
  * Stateful, model-based tests: random sequences of steps, each step a group of writes and reads
  * from two or three partners sent at the same time, against the real service over HTTPS. After
  * every step, some serialization of the step's operations applied to the model (test/model/model.ts,
- * written from the spec and decisions) must explain every answer and the end state read back.
+ * written from docs/contract.md and docs/api.md) must explain every answer and the end state read back.
  *
  * MODEL_RUNS (default 30) and MODEL_STEPS (default 12, the most steps of one run) make longer runs;
  * MODEL_SEED and MODEL_PATH replay a failure (both are printed with it). A failure is reported as

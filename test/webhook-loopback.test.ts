@@ -6,7 +6,7 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 import { sleep } from './helpers/write-fixtures.js';
 
 /**
- * WEBHOOK_ALLOW_LOOPBACK, the demo's setting (decisions.md, Operators, added 2026-11-26): a
+ * WEBHOOK_ALLOW_LOOPBACK, the demo's setting (docs/contract.md#the-demo): a
  * partner can try webhooks with a receiver on its own machine (http://127.0.0.1:…), and nothing
  * else opens up: other private addresses stay refused, and plain http only reaches loopback.
  */

@@ -7,7 +7,7 @@ import { ref, SPEC_ENUMS, writer } from './helpers/write-fixtures.js';
 
 /**
  * Property-based tests of the write API: generated from the documented bounds and enumerations
- * (decisions.md, "Writing"), run against the real service over HTTPS.
+ * (docs/contract.md#validation, #enumerations), run against the real service over HTTPS.
  */
 
 let app: TestApp;

@@ -10,7 +10,7 @@ const SECRETS_FILE = 'demo-secrets.json';
 
 /** `npm run demo`: the service on the embedded database with demo data, and how to call it. */
 export async function runDemo(env: Record<string, string | undefined>): Promise<void> {
-  // The demo is where partners try webhooks (decisions.md): a receiver on their own machine
+  // The demo is where partners try webhooks (docs/contract.md#the-demo): a receiver on their own machine
   // (http://127.0.0.1:…) is admitted. Loopback only: other private addresses stay refused.
   const config = parseConfig({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...env });
   const logger = createLogger(config);

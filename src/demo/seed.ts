@@ -10,7 +10,7 @@ const FUELS = ['petrol', 'diesel', 'hybrid', 'electric', 'plugin_hybrid'];
 const READ_ONLY = 'Demo reader (read-only)';
 const READ_WRITE = 'Demo dealer feed (read-write)';
 
-/** The read-write partner can try everything, webhooks included (decisions.md, Operators). */
+/** The read-write partner can try everything, webhooks included (docs/contract.md#the-demo). */
 const READ_WRITE_SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'] as const;
 
 /** The demo's two secrets, as an earlier run printed them (run.ts keeps them in DATA_DIR). */

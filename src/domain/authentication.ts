@@ -30,7 +30,8 @@ export class AuthFailure extends ProblemError {
   }
 }
 
-// One answer for all three (decisions.md): the partner is told to get a current secret.
+// One answer for all three (docs/contract.md#presenting-a-secret): the partner is told to get a
+// current secret.
 const NOT_RECOGNIZED = messages.secretNotRecognized();
 
 interface AuthenticationDeps {
@@ -58,8 +59,9 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
       );
     }
     // A malformed secret (wrong prefix, length or checksum) is rejected before any lookup. The
-    // two answers say which case it is (decisions.md): both are safe to tell, and they send the
-    // partner to different fixes (copy the secret again / ask the operator for a current one).
+    // two answers say which case it is (docs/contract.md#presenting-a-secret): both are safe to
+    // tell, and they send the partner to different fixes (copy the secret again / ask the operator
+    // for a current one).
     if (!isWellFormedSecret(secret)) {
       throw new AuthFailure(
         'malformed',

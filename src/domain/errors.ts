@@ -169,8 +169,9 @@ export interface Issue {
 }
 
 /**
- * An answer lists at most this many issues (decisions.md); when there were more, `issueCount`
- * gives the total. A body built to produce 100,000 issues must not produce a 10 MB answer.
+ * An answer lists at most this many issues (docs/contract.md#the-error-body); when there were more,
+ * `issueCount` gives the total. A body built to produce 100,000 issues must not produce a 10 MB
+ * answer.
  */
 export const MAX_ISSUES = 100;
 

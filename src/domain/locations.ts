@@ -32,8 +32,8 @@ export function locationReads(deps: LocationDeps) {
       findLocations(deps, access, query, projection),
     /**
      * The profiles whose listings GET /locations/{id}/listings shows: the location, and with
-     * includeChildren its descendants. The spec answers 404 for a location that is unknown or
-     * outside the scope alike.
+     * includeChildren its descendants. A location that is unknown or outside the scope answers 404
+     * alike (docs/contract.md#locations).
      */
     async listingScope(access: Access, id: string, includeChildren: boolean): Promise<string[]> {
       if (!inScope(access, id) || !(await deps.dealers.existing([id])).has(id)) {
@@ -76,7 +76,7 @@ async function findLocations<T>(
     assertInScope(access, [query.parentId]);
     // Fix found by test/locations.test.ts: a global partner's scope contains every id, so an
     // unknown parentId used to answer 200 with an empty list, unlike the listing filters (403).
-    // decisions.md: an unknown profile id is treated exactly like one outside the scope.
+    // docs/contract.md#access-scope: an unknown profile id is treated exactly like one outside the scope.
     if (access.scope === 'global' && !(await deps.dealers.existing([query.parentId])).has(query.parentId)) {
       throw profileForbidden(messages.dealerNotInScope(query.parentId));
     }

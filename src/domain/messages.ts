@@ -53,7 +53,8 @@ export const messages = {
   emptyBulk: () => 'No items: the list of listings is empty.',
   tooManyItems: (sent: number, max: number) =>
     `${sent} items sent; at most ${max} per request. Split the feed into batches of ${max}.`,
-  // One answer for unknown, rotated-away and disabled secrets (decisions.md): get a current one.
+  // One answer for unknown, rotated-away and disabled secrets (docs/contract.md#presenting-a-secret):
+  // get a current one.
   secretNotRecognized: () =>
     'The API secret is not recognized: it is well-formed, but unknown, rotated away or disabled. Ask the operator for a current secret.',
   httpsRequired: () =>
@@ -121,7 +122,7 @@ export const messages = {
 
   /* The messages of single issues (a field's path goes before them). */
 
-  /** A listing on offer (active or pending) has a price: decisions.md. */
+  /** A listing on offer (active or pending) has a price: docs/contract.md#price-rule. */
   priceRequired: (status: string) => `is required when the status is ${status}`,
   /** `max` is next calendar year, named as a number (it moves each 1 January). */
   yearRange: (max: number) => `must be between 1900 and ${max}`,

@@ -1,5 +1,5 @@
 /**
- * The text rules of the service, in one place (decisions.md, "Transport and envelope"):
+ * The text rules of the service, in one place (docs/contract.md#text):
  *
  * - What a client sends is kept exactly as sent or refused: never changed on the way in. JSON may
  *   carry U+0000 and unpaired UTF-16 surrogates as escapes (`"\u0000"`, `"\ud800"`), but
@@ -63,7 +63,7 @@ export const keepableOrNull = (value: string | null | undefined, max = KEEP_CHAR
 
 /**
  * C1 control characters (U+0080 to U+009F), refused in a listing's and a dealer's text fields
- * (decisions.md, 2026-11-28). No listing text uses them; their presence means a Windows-1252 file
+ * (docs/contract.md#text). No listing text uses them; their presence means a Windows-1252 file
  * was read as ISO-8859-1 on the way (its 0x80 to 0x9F bytes are letters and signs such as `Š`,
  * `€`, `œ`, `’`; ISO-8859-1 makes them C1 controls: `Škoda` becomes `\u008Akoda`). Tab, CR and LF
  * are C0, and keep each field's own rule.

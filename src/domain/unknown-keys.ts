@@ -23,7 +23,7 @@ const CODE: Record<Kind, string> = { field: 'unknown_field', parameter: 'unknown
 /**
  * Names of one object that get a "did you mean" (an edit distance against every known name);
  * the rest are named plainly. So an object of 1,000 unknown names costs 20 comparisons' worth,
- * not 1,000, and a body's work stays bounded by its size (decisions.md).
+ * not 1,000, and a body's work stays bounded by its size (docs/contract.md#bounded-work).
  */
 export const SUGGEST_AT_MOST = 20;
 

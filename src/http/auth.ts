@@ -69,7 +69,8 @@ export function partnerAuth({
         request.caller = error.caller;
         metrics.authFailures.inc({ reason: error.reason, partner: error.caller?.partnerId ?? 'none' });
         // An address past its failure limit gets 429 for further failures; a valid secret from
-        // it still works (decisions.md: partners behind one NAT must not lock each other out).
+        // it still works (docs/contract.md#failed-authentication: partners behind one NAT must not
+        // lock each other out).
         // A malformed secret fails before any lookup; a well-formed one costs one indexed query.
         rateLimits.assertNotBlocked(request.ip);
         await rateLimits.authFailed(request.ip);
@@ -153,7 +154,7 @@ export function adminAuth(operators: Pick<OperatorAccess, 'identify'>, rateLimit
   };
 }
 
-/** `meta.partner` as the spec shows it on partner responses. */
+/** `meta.partner` as partner responses carry it (docs/contract.md#access-scope). */
 export function partnerMeta(partner: Partner) {
   return {
     id: partner.id,

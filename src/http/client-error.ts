@@ -7,8 +7,9 @@ import { messages } from '../domain/messages.js';
 
 /**
  * Refusals below the router: requests Node's HTTP parser cannot read, and URLs the router cannot
- * decode. Each gets our envelope and an X-Request-Id like every other answer (decisions.md), and
- * the answer is written before the connection closes.
+ * decode. Each gets our envelope and an X-Request-Id like every other answer
+ * (docs/contract.md#protocol-level-refusals), and the answer is written before the connection
+ * closes.
  *
  * Why not Fastify's default handler: it writes its answer and destroys the socket at once. On a
  * TLS connection handed over by our first-byte listener (listener.ts) the destroy discarded the

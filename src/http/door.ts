@@ -8,7 +8,7 @@ import { assertUrlText } from './url-text.js';
  * What every request passes before any route: its X-Request-Id on the answer, one Host, the
  * instance not draining, HTTPS (or a trusted proxy saying the client used it), and a URL whose
  * text can be kept as sent. On the way out: `Connection: close` while draining, and no shared
- * cache for any answer of the APIs (decisions.md).
+ * cache for any answer of the APIs (docs/contract.md#caching).
  */
 export function registerDoor(app: FastifyInstance): { startDraining(): void; draining(): boolean } {
   let draining = false;

@@ -6,7 +6,7 @@ import { messages } from '../domain/messages.js';
 
 /**
  * Where a request body becomes data: the one place that decides what a body may be before any
- * route sees it (decisions.md, "Transport and envelope"). In order, each refusal before the
+ * route sees it (docs/contract.md#bodies-and-media-types, #text). In order, each refusal before the
  * costlier work after it:
  *
  * 1. a charset other than UTF-8 declared: 415 naming it (Latin-1 read as UTF-8 turned `Citroën`

@@ -4,7 +4,7 @@ import { invalidInput } from './validation.js';
 
 /**
  * Where the URL's text becomes data: the path and every query name and value are percent-encoded
- * UTF-8 and hold no U+0000, or the request is refused naming where (decisions.md). The query
+ * UTF-8 and hold no U+0000, or the request is refused naming where (docs/contract.md#text). The
  * parser alone would keep a broken `%FF` as the three characters `%FF` and a `%00` as a NUL that
  * no database column takes: either would be a silent change or a 500 further in.
  */

@@ -94,7 +94,10 @@ export const DEALER_TEXT_COLUMNS = [
 
 /** The order of GET /locations: display name (or code) case-insensitively, then id. */
 const SORT_KEY = 'lower(coalesce(d.display_name, d.location_code))';
-/** The columns `search` looks in (decisions.md: company, full and display name, city, province, code). */
+/**
+ * The columns `search` looks in (docs/contract.md#locations: company, full and display name, city,
+ * province, code).
+ */
 const SEARCHED = ['company_name', 'full_name', 'display_name', 'city', 'province', 'location_code'];
 
 /** A place in the GET /locations order. */

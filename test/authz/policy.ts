@@ -3,23 +3,25 @@
  * test/authz-matrix.test.ts into cells that each make one real HTTPS request.
  *
  * Sources of every expectation (nothing here is read off the implementation):
- * - spec (../shared/spec/partner-api-spec.md), "Authentication" 7: missing or invalid secret → 401
+ * - docs/contract.md#presenting-a-secret and #access-scope: missing or invalid secret → 401
  *   UNAUTHORIZED; valid secret without access to the profile or listing → 403 PROFILE_FORBIDDEN.
- *   "Errors": 404 NOT_FOUND for a reference this partner has not got (status, DELETE) and for a
- *   location that is unknown or outside the scope (GET /locations/{id}/listings).
- * - decisions.md, "Authentication, scopes, access": missing, malformed, unknown, rotated-away or
- *   disabled secret → 401; which scope each operation needs, else 403 INSUFFICIENT_SCOPE; restricted
- *   partners see their roots and every descendant; a filter or path naming a profile outside the
- *   scope (or unknown) → 403 PROFILE_FORBIDDEN on the listing endpoints, 404 on
- *   GET /locations/{id}/listings.
- * - decisions.md, "Reading": GET /listings/{id} → 404 when unknown or outside the scope. The scope
- *   is one of dealer profiles, not of authorship: another partner's listing at a dealer in the
- *   caller's scope is readable (spec: "reads listings ... inside its access scope").
- * - decisions.md, "Writing": references are namespaced per partner, so status/DELETE of a reference
- *   the caller has not got → 404 NOT_FOUND, and PUT of another partner's reference creates the
- *   caller's own listing (201) or is refused for the dealer named (403); the other partner's
- *   listing is never touched. A dealer outside the scope or unknown → 403 PROFILE_FORBIDDEN (bulk:
- *   that item, status 403). Bulk: 200 whenever the request itself is valid.
+ *   #references and #locations: 404 NOT_FOUND for a reference this partner has not got (status,
+ *   DELETE) and for a location that is unknown or outside the scope (GET /locations/{id}/listings).
+ * - docs/contract.md, "Authentication, scopes and access" (#presenting-a-secret, #scopes,
+ *   #access-scope): missing, malformed, unknown, rotated-away or disabled secret → 401; which scope
+ *   each operation needs, else 403 INSUFFICIENT_SCOPE; restricted partners see their roots and
+ *   every descendant; a filter or path naming a profile outside the scope (or unknown) → 403
+ *   PROFILE_FORBIDDEN on the listing endpoints, 404 on GET /locations/{id}/listings.
+ * - docs/contract.md#one-listing: GET /listings/{id} → 404 when unknown or outside the scope. The
+ *   scope is one of dealer profiles, not of authorship: another partner's listing at a dealer in
+ *   the caller's scope is readable (docs/contract.md#access-scope: a partner sees the dealer
+ *   profiles of its scope).
+ * - docs/contract.md, "Writing" (#references, #dealer-of-a-listing, #status-codes): references are
+ *   namespaced per partner, so status/DELETE of a reference the caller has not got → 404
+ *   NOT_FOUND, and PUT of another partner's reference creates the caller's own listing (201) or is
+ *   refused for the dealer named (403); the other partner's listing is never touched. A dealer
+ *   outside the scope or unknown → 403 PROFILE_FORBIDDEN (bulk: that item, status 403). Bulk: 200
+ *   whenever the request itself is valid.
  * - docs/api.md, "Authentication and access": GET /reference/enums needs read:listings;
  *   "Reference page": GET /api/external/v1/openapi.json needs no secret.
  * - test/auth.test.ts: the scope check comes after authentication (a bad secret is 401, not 403).
@@ -74,8 +76,8 @@ export const OWN_DEALER: Record<Exclude<Position, 'none'>, Node> = {
 
 /**
  * Each restricted caller also owns a listing outside its scope: written while the operator had
- * granted it this extra root, which was then taken away (decisions.md: "A listing whose dealer has
- * since left the partner's scope: writes to it get 403 PROFILE_FORBIDDEN").
+ * granted it this extra root, which was then taken away (docs/contract.md#dealer-of-a-listing: "A
+ * listing whose dealer has since left the partner's scope: writes to it get 403 PROFILE_FORBIDDEN").
  */
 export const OWN_OUTSIDE_DEALER: Partial<Record<Position, Node>> = {
   group: 'B1',

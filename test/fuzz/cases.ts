@@ -103,7 +103,7 @@ function invalidParam(p: Parameter): fc.Arbitrary<string> | undefined {
   if (schema.type === 'integer') {
     return fc.oneof(
       // Surrounding white space is trimmed by the service, as in every query value: not a case.
-      // (Any count of digits is a valid positive integer: decisions.md.)
+      // (Any count of digits is a valid positive integer: docs/contract.md#pages.)
       fc.constantFrom('0', '-1', '1.5', 'abc', '', '1e3', '0x10', '1 2', '00'),
       fc.integer({ min: -1000, max: (schema.minimum ?? 1) - 1 }).map(String),
     );

@@ -10,7 +10,7 @@ import { fits, resolve, type Schema } from './document.js';
  * `valid` draws values the schema accepts; `invalid` draws values it refuses (each one confirmed
  * with Ajv, so "invalid" means invalid by the document). Both take overrides by field path
  * ("year", "location.city", "images[]") for rules the document states only in prose or
- * decisions.md states on top (bounds, date formats, URL hosts): those come from the caller.
+ * docs/contract.md#validation states on top (bounds, date formats, URL hosts): those come from the caller.
  */
 
 export interface Overrides {

@@ -6,8 +6,9 @@ import { DEALERS, WRITER_REFS, WRITER_SCOPE } from './world.js';
 
 /**
  * Listing writes that are valid by every documented rule, not only by the schema: the rules
- * decisions.md states in prose (year range, price > 0 with two decimals, firstRegistration not in
- * the future, VIN alphabet, history-report hosts, image URLs, enumerations) come in as overrides.
+ * docs/contract.md#validation states in prose (year range, price > 0 with two decimals,
+ * firstRegistration not in the future, VIN alphabet, history-report hosts, image URLs,
+ * enumerations) come in as overrides.
  * Their dealer is drawn from the whole tree, so the expected answer is known in advance: written
  * when the dealer is in the writer's scope (or none is named), 403 PROFILE_FORBIDDEN when not.
  */

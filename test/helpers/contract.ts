@@ -46,7 +46,7 @@ function validatorFor(key: string, schema: Json): ValidateFunction {
 export function assertContract(method: string, urlPath: string, reply: Reply): void {
   const pathname = new URL(urlPath, 'https://x').pathname;
   if (!pathname.startsWith(`${PREFIX}/`) || pathname === `${PREFIX}/openapi.json`) return;
-  // A trailing slash names the same resource (decisions.md).
+  // A trailing slash names the same resource (docs/contract.md#paths-and-methods).
   const relative = pathname.slice(PREFIX.length).replace(/(.)\/$/, '$1');
   const where = `${method} ${urlPath} → ${reply.status}`;
   // The router's choice: the literal path when it has this method, else a parametric one

@@ -46,8 +46,8 @@ export function assertInvalidQuery(reply: Reply, param: string): void {
 }
 
 /**
- * The four pagination fields the spec names, as [page, pageSize, totalItems, totalPages]
- * (other fields, such as a cursor, may be present too).
+ * The four pagination fields of a list of listings (docs/api.md#get-listings), as
+ * [page, pageSize, totalItems, totalPages] (other fields, such as a cursor, may be present too).
  */
 export function assertPagination(body: any, expected: [number, number, number, number]): void {
   const { page, pageSize, totalItems, totalPages } = body.pagination;

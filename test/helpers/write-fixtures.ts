@@ -8,7 +8,7 @@ export const WRITE_SCOPES = ['read:listings', 'write:listings'];
 // One definition of the error-envelope check, shared with the read tests.
 export { ALL_SCOPES, assertError };
 
-/** The enumerations exactly as decisions.md ("Writing") lists them: the contract, not the code. */
+/** The enumerations exactly as docs/contract.md#enumerations lists them: the contract, not the code. */
 export const SPEC_ENUMS: Record<string, string[]> = {
   status: ['active', 'pending', 'sold', 'draft'],
   fuelType: [

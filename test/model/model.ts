@@ -1,6 +1,6 @@
 /**
- * An in-memory model of the write and read rules of the partner API, derived from
- * ../shared/spec/partner-api-spec.md, ../shared/spec/decisions.md and docs/api.md, not from src/:
+ * An in-memory model of the write and read rules of the partner API, derived from docs/contract.md
+ * (#put-replaces, #dealer-of-a-listing, #price-rule, …) and docs/api.md, not from src/:
  *
  * - References are namespaced per partner; a listing belongs to the partner that wrote it.
  * - PUT replaces every writable field; an omitted status keeps the current one (a new listing is
@@ -120,7 +120,8 @@ export class Simulation {
         if (status === 'archived') return { state, reply: { http: 422, code: 'VALIDATION_FAILED' } };
         const current = state.get(key(op.p, op.ref));
         if (!current) return { state, reply: { http: 404, code: 'NOT_FOUND' } };
-        // The price rule holds for status changes too (decisions.md: required when the resulting status needs it).
+        // The price rule holds for status changes too (docs/contract.md#price-rule: required when the
+        // resulting status needs it).
         if ((status === 'active' || status === 'pending') && current.price === null)
           return { state, reply: { http: 422, code: 'VALIDATION_FAILED' } };
         const next = new Map(state);

@@ -17,7 +17,7 @@ import { assertUrlText } from '../../src/http/url-text.js';
 import { invalidInput, parseBody } from '../../src/http/validation.js';
 
 // Where HTTP input becomes data, without a server: the URL's text, the body's bytes, query
-// parameter types, and the validation errors they become (decisions.md, "Transport and envelope").
+// parameter types, and the validation errors they become (docs/contract.md#text, #bodies-and-media-types).
 
 const refusal = (fn: () => unknown) => {
   try {

@@ -17,7 +17,7 @@ import {
 } from '../../src/domain/listings/field-types.js';
 import { listingBodySchema, READ_ONLY_FIELDS, toListingWrite } from '../../src/domain/listings/input.js';
 
-// The value types of a listing write (decisions.md, "Writing") and the body they make up: each
+// The value types of a listing write (docs/contract.md#validation) and the body they make up: each
 // accepts what its message says, refuses the rest, and folds aliases into one value.
 
 const ok = (schema: z.ZodType, value: unknown) => {

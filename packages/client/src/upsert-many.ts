@@ -14,8 +14,9 @@ import type {
 export const MAX_BATCH = 100;
 
 /**
- * Sends any number of listings as bulk upserts of up to 100, one request after another (the spec's
- * guidance for large imports; the rate limit counts a bulk request as one). Retries, Retry-After
+ * Sends any number of listings as bulk upserts of up to 100, one request after another (as
+ * docs/api.md#many-at-once-post-listingsbulk-upsert advises for a large feed; the rate limit counts a
+ * bulk request as one: docs/contract.md#rate-limits). Retries, Retry-After
  * and RateLimit-* pacing happen in the transport. Retrying a batch is safe: a bulk upsert replaces
  * each listing by its reference, so a batch applied twice (its first answer was lost to a network
  * failure) ends in the same state, the second answer reporting `unchanged`.

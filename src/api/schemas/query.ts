@@ -10,7 +10,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 /**
  * GET /listings/{id} takes the service's id. A partner that puts its own reference there (the
- * path it writes to) is told how to read by reference instead (decisions.md, 2026-11-26).
+ * path it writes to) is told how to read by reference instead (docs/contract.md#one-listing).
  */
 export const listingIdParam = z
   .string()
@@ -28,7 +28,7 @@ export const uuidParam = z
   .meta({ 'x-query-type': { type: 'string', format: 'uuid' } });
 
 /**
- * Any positive integer, however many digits (decisions.md): what it means is the caller's
+ * Any positive integer, however many digits (docs/contract.md#pages): what it means is the caller's
  * business (a huge pageSize is clamped, a huge page is past the end). Values beyond 2^53 - 1 are
  * read as 2^53 - 1, the largest a JSON number carries exactly; either way the answer is the same.
  */

@@ -54,7 +54,7 @@ export const locationSchema = z
   })
   .meta({ id: 'Location' });
 
-/** The full listing read shape of the spec. */
+/** The full listing read shape (docs/contract.md#one-listing). */
 export const listingSchema = z
   .object({
     id: z.string(),

@@ -7,7 +7,7 @@ import type { Status } from './input.js';
 /**
  * The rules of a listing that span fields and need the stored listing: which dealer it belongs to
  * and whether it needs a price. They are checked for every item, also for one whose fields failed
- * validation, so a partner learns every problem of an item in one answer (decisions.md).
+ * validation, so a partner learns every problem of an item in one answer (docs/contract.md#validation).
  */
 
 /** What an item says about the fields these rules read, valid or not. */
@@ -44,7 +44,7 @@ export function crossFieldIssues(
   return issues;
 }
 
-/** A listing on offer (active or pending) has a price: decisions.md. */
+/** A listing on offer (active or pending) has a price: docs/contract.md#price-rule. */
 export const priceIssue = (status: Status): Issue => ({
   path: 'price',
   message: messages.priceRequired(status),

@@ -4,7 +4,7 @@ import { messages } from '../messages.js';
 import { C1_CLASS, isStorableText, STORABLE_MESSAGE, UNSTORABLE_CLASS } from '../text.js';
 
 /**
- * The value types of the listing write shape: each knows its bounds (decisions.md, "Writing") and
+ * The value types of the listing write shape: each knows its bounds (docs/contract.md#validation) and
  * says in its message what it accepts. input.ts puts them together into the schema.
  */
 
@@ -44,7 +44,7 @@ export { isStorableText, STORABLE_MESSAGE };
  * The text rules as the document's patterns (issue 40: a validator must know what the service
  * refuses), built from the rules' own statements in src/domain/text.ts, never retyped: storable
  * text (no U+0000, no unpaired surrogate) everywhere, and no C1 control character in a listing's
- * text (decisions.md, 2026-11-28).
+ * text (docs/contract.md#text).
  */
 const LISTING_TEXT_REFUSED = `${UNSTORABLE_CLASS}${C1_CLASS}`;
 const anyText = (refused: string) => `^[^${refused}]*$`;

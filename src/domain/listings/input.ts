@@ -22,7 +22,7 @@ import {
 /**
  * The listing write shape: validation and normalisation of one listing as a partner sends it
  * (PUT body or bulk item). One schema serves validation, the TypeScript type and the OpenAPI
- * document. Bounds are those of decisions.md ("Writing").
+ * document. Bounds are those of docs/contract.md#validation.
  */
 
 export type Status = (typeof ENUMS.status.values)[number];
@@ -183,8 +183,8 @@ export function listingBodySchema(options: ListingSchemaOptions) {
 }
 
 /**
- * Fields of the read shape that a write ignores (decisions.md): a listing read back can be sent
- * back as it is. Declared so that they are known names, not unknown_field issues.
+ * Fields of the read shape that a write ignores (docs/contract.md#put-replaces): a listing read
+ * back can be sent back as it is. Declared so that they are known names, not unknown_field issues.
  */
 export const READ_ONLY_FIELDS = [
   'id',

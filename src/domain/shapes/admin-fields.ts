@@ -15,7 +15,7 @@ export const adminText = (max: number) =>
 export const adminName = (max: number) => z.string().trim().min(1).max(max).refine(isStorableText, STORABLE);
 
 /**
- * The C1 rule of a dealer's text (src/domain/text.ts, decisions.md 2026-11-28), checked on the text
+ * The C1 rule of a dealer's text (src/domain/text.ts, docs/contract.md#text), checked on the text
  * as sent (before trimming), so the position it names is the sent text's.
  */
 const noC1 = (value: string, ctx: z.RefinementCtx) => {

@@ -1,7 +1,7 @@
 /**
  * Dates as Belgian and Dutch dealer systems write them: `15/03/2021`, `15-03-2021`, `15.03.2021`,
  * a month alone for a first registration (`03/2021`, `03-2021`), and ISO (`2021-03-15`,
- * `2021-03`). Day first by default, never month first by guess (decisions.md, 2026-11-28): a feed
+ * `2021-03`). Day first by default, never month first by guess (docs/import.md#the-feed): a feed
  * that writes `03/15/2021` says so with `--date-order mdy`. The service takes `YYYY-MM-DD` or
  * `YYYY-MM`.
  */

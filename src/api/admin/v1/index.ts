@@ -40,7 +40,7 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
     app.addHook('onRequest', adminAuth(api.operators, api.rateLimits));
     app.addHook('preValidation', refuseUndeclaredQuery);
     // Operators' answers hold partner data (names, scopes, failed requests): never in a shared
-    // cache, nor in the browser's (decisions.md).
+    // cache, nor in the browser's (docs/contract.md#caching).
     app.addHook('onSend', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');
     });

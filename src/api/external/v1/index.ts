@@ -36,7 +36,7 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', partnerAuth(api));
     app.addHook('preValidation', refuseUndeclaredQuery);
-    // Partner data must never sit in a shared cache (decisions.md). A route that supports
+    // Partner data must never sit in a shared cache (docs/contract.md#caching). A route that supports
     // revalidation (GET /listings/{id}, with its ETag) sets its own private policy.
     app.addHook('onSend', async (_request, reply) => {
       if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');

@@ -17,7 +17,7 @@ class DryRun extends Error {
   }
 }
 
-/** A listing on offer (active or pending) has a price: decisions.md. */
+/** A listing on offer (active or pending) has a price: docs/contract.md#price-rule. */
 const priceRequired = (status: Status) => validationFailed([priceIssue(status)]);
 
 /** POST /listings/{ref}/status and DELETE (status sold): one listing of this partner, by reference. */

@@ -10,7 +10,7 @@ type ListingView = z.output<typeof listingSchema>;
 const NESTED_IN_LOCATION = new Set(['postalCode', 'city', 'province', 'latitude', 'longitude']);
 
 /**
- * A stored listing as partners read it (the spec's read shape): its public URL, the location
+ * A stored listing as partners read it (docs/contract.md#one-listing): its public URL, the location
  * fields nested, images with their positions and the main image, timestamps as ISO strings.
  */
 type ListingViewer = (stored: StoredListing) => ListingView;
@@ -22,7 +22,8 @@ export function listingView(listingBaseUrl: string): ListingViewer {
     const flat: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(values)) {
       if (NESTED_IN_LOCATION.has(field) || field === 'images' || field === 'features') continue;
-      // The spec shows historyReportUrl only "when provided"; every other field is always present.
+      // historyReportUrl appears only when set (docs/contract.md#one-listing); every other field is
+      // always present.
       if (field === 'historyReportUrl' && value === null) continue;
       flat[field] = value;
     }

@@ -42,7 +42,7 @@ const dryRunQuery = z.object({
 
 const statusResult = statusResultSchema;
 // Writes name the partner only: a group's full access list (hundreds of ids) on every write is
-// noise (decisions.md). Reads carry the access block.
+// noise (docs/contract.md#write-answers). Reads carry the access block.
 const writeMeta = z.object({
   partner: z.object({ id: z.string(), name: z.string() }),
   dryRun: z.boolean().optional(),
