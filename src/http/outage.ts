@@ -9,12 +9,13 @@ const PROBE_MS = 1_000;
  * What the log says of requests answered 503 because the database could not do the work: one
  * line when it goes away and one when it is back, with the count of requests refused between,
  * not a line with a stack per request (a 20 s outage once wrote 4,248 stack traces in 25 s:
- * issue 40). A refusal while the database is thought up asks it at once (`ping`): if it answers,
+ * issue 40). A refusal while the database is thought up asks it at once, on a connection of its
+ * own (`reachable`: through the pool, a busy pool would look like an outage): if it answers,
  * the refusal was a slow statement or a busy pool, not an outage, and one warning says how many
  * requests that episode refused; if not, the outage starts and it is asked every second until
  * every database answers.
  */
-export function databaseOutages(databases: readonly Pick<Db, 'ping'>[], logger: Logger) {
+export function databaseOutages(databases: readonly Pick<Db, 'reachable'>[], logger: Logger) {
   let state: 'up' | 'checking' | 'down' = 'up';
   let refused = 0;
   let since = 0;
@@ -24,7 +25,7 @@ export function databaseOutages(databases: readonly Pick<Db, 'ping'>[], logger: 
 
   const answers = async (): Promise<string | null> => {
     try {
-      await Promise.all(databases.map((db) => db.ping()));
+      await Promise.all(databases.map((db) => db.reachable()));
       return null;
     } catch (error) {
       return (error as Error).message;

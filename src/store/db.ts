@@ -34,6 +34,11 @@ export interface Db extends Queryable {
   /** Checks that the database answers; throws otherwise. */
   ping(): Promise<void>;
   /**
+   * Checks that the database answers a connection of its own, outside the pool: an outage is told
+   * from a busy pool (where `ping` would wait for a free connection like every request).
+   */
+  reachable(): Promise<void>;
+  /**
    * Listens on a notification channel (PostgreSQL LISTEN: notifications from every process on
    * the database), on a direct connection (DbOptions.directUrl) when there is one. Resolves once
    * the first attempt is over, live or not; returns the function that stops listening.

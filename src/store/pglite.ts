@@ -129,6 +129,10 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
     async ping() {
       await root.query('Ping', 'SELECT 1');
     },
+    // One process, one connection: there is no pool to be busy.
+    async reachable() {
+      await root.query('Ping', 'SELECT 1');
+    },
     // One process, one connection: a notification arrives with the commit that sent it.
     async listen(channel, handlers) {
       const handler = () => handlers.onNotify();

@@ -170,6 +170,20 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
     async ping() {
       await root.query('Ping', 'SELECT 1');
     },
+    async reachable() {
+      const client = new pg.Client({
+        connectionString: url,
+        connectionTimeoutMillis: options.connectTimeoutMs,
+        ...CONNECTION_OPTIONS,
+      });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
     listen: (channel, handlers) =>
       listenOn(options.directUrl ?? url, options, channel, listener.track(handlers), (payload) =>
         root.query('ProveListening', 'SELECT pg_notify($1, $2)', [channel, payload]).then(() => undefined),
