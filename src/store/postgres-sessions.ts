@@ -7,15 +7,20 @@ import { CONNECTION_OPTIONS } from './postgres-statements.js';
  * in session mode), as DATABASE_POOL_MODE=session promises: its prepared statements and session
  * settings are then the client's. Behind a pooler in transaction mode they are not, and the
  * service answered 500 on list pages ("prepared statement ... already exists") after starting
- * cleanly (issue 40). Proven at start instead: two connections held at once take turns asking
- * `pg_backend_pid()`. With a session each, each connection always sees its own backend and the two
+ * cleanly (issue 40). Proven at start instead: two connections held at once take turns (TURNS)
+ * asking `pg_backend_pid()`. With a session each, each connection always sees its own backend and the two
  * differ; a transaction-mode pooler hands its idle server connection to whichever client asks, so
  * both see the same backend (or one sees several).
  */
 export type SessionVerdict = { sessions: true } | { sessions: false; detail: string };
 
-/** Turns each of the two connections takes. */
-const ROUNDS = 3;
+/**
+ * Which connection asks, in turn: uneven on purpose. Strict turns (first, second, first...) would
+ * pass a transaction-mode pooler that hands out its idle server connections in turn
+ * (`server_round_robin`): each client would meet "its" server every time. Asked twice in a row,
+ * a client of such a pooler meets two servers; of a LIFO one, the same server as the other client.
+ */
+const TURNS = [0, 0, 1, 0, 1, 1] as const;
 
 /** The verdict on the backend pids each connection saw, statement after statement. */
 export function judgeSessions(first: readonly number[], second: readonly number[]): SessionVerdict {
@@ -53,11 +58,10 @@ export async function proveSessions(url: string, connectTimeoutMs: number): Prom
       client.on('error', () => {});
       await client.connect();
     }
-    for (let round = 0; round < ROUNDS; round++)
-      for (const [i, client] of clients.entries()) {
-        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-        pids[i as 0 | 1].push(rows[0]!.pid);
-      }
+    for (const i of TURNS) {
+      const { rows } = await clients[i]!.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      pids[i].push(rows[0]!.pid);
+    }
     return judgeSessions(...pids);
   } catch (error) {
     throw labelDbError(error, 'ProveSessions');
