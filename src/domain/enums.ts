@@ -7,7 +7,7 @@
  *
  * The aliases are the words Belgian, Dutch and French dealer systems send (reviewed for issue 41
  * enumeration by enumeration). A bi-fuel car is filed under the fuel that is not petrol: petrol
- * and LPG (`Benzine/LPG`, `LPG/benzine`, `Essence/GPL`) is lpg, petrol and natural gas
+ * and LPG (`Benzine/LPG`, `LPG/benzine`, `Essence/GPL`, `Benzine + LPG`) is lpg, petrol and natural gas
  * (`Benzine/CNG`, `Benzine/Aardgas`) is cng, as portals file them; petrol or diesel with electric
  * (`Benzine/Elektrisch`, the Dutch portals' label of a hybrid) is hybrid.
  */
@@ -33,9 +33,11 @@ function pairs(first: readonly string[], second: readonly string[], value: strin
 }
 
 const PETROL_WORDS = ['petrol', 'benzine', 'essence'] as const;
+/** Petrol as bi-fuel labels write it (`Super/LPG`, `Ess/GPL`, `Gasoline/CNG`). */
+const BI_FUEL_PETROL = [...PETROL_WORDS, 'benzin', 'gasoline', 'super', 'ess'] as const;
 const BI_FUEL = {
-  ...pairs(PETROL_WORDS, ['lpg', 'gpl'], 'lpg'),
-  ...pairs(PETROL_WORDS, ['cng', 'gnc', 'aardgas'], 'cng'),
+  ...pairs(BI_FUEL_PETROL, ['lpg', 'gpl', 'autogas'], 'lpg'),
+  ...pairs(BI_FUEL_PETROL, ['cng', 'gnc', 'aardgas', 'erdgas', 'gaz_naturel'], 'cng'),
   ...pairs([...PETROL_WORDS, 'diesel'], ['electric', 'elektrisch', 'electrique'], 'hybrid'),
 };
 export const ENUMS = {
@@ -346,7 +348,10 @@ export type EnumName = keyof typeof ENUMS;
 
 /**
  * "Plug-in Hybride" → "plug_in_hybride", "Électrique" → "electrique": the form aliases and values
- * are compared in. Accents are dropped, since feeds write the same word with and without them.
+ * are compared in. Accents are dropped, since feeds write the same word with and without them. Two
+ * words joined by `/`, `+`, `&` or "en"/"et"/"met", spaced or not, are joined by `/`
+ * ("Benzine + LPG", "Benzine / LPG", "Essence et GPL" → "benzine/lpg"), the form of the bi-fuel
+ * aliases, so a feed's spacing does not make a second key.
  */
 export function enumKey(raw: string): string {
   return raw
@@ -354,6 +359,7 @@ export function enumKey(raw: string): string {
     .replace(/\p{M}/gu, '')
     .trim()
     .toLowerCase()
+    .replace(/\s*[/+&]\s*|\s+(?:en|et|met)\s+/g, '/')
     .replace(/[\s-]+/g, '_');
 }
 

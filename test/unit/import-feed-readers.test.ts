@@ -12,12 +12,12 @@ import {
   legacyEncoding,
 } from '../../packages/client/src/import/encoding.js';
 import { readFeed } from '../../packages/client/src/import/feed.js';
-import { biFuel, isPriceOnRequest } from '../../packages/client/src/import/feed-values.js';
+import { isPriceOnRequest } from '../../packages/client/src/import/feed-values.js';
 import { settings } from '../../packages/client/src/import/settings.js';
 import { makeTitle, parseTitleTemplate } from '../../packages/client/src/import/title.js';
 
 // forecourt import (docs/import.md): what a Belgian or Dutch dealer system's export holds besides
-// numbers: its encoding, dates, "price on request", bi-fuel cars, no title column, no location.
+// numbers: its encoding, dates, "price on request", no title column, no location.
 // Files only in a temporary directory.
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'forecourt-unit-feed-'));
@@ -61,6 +61,31 @@ test('decode: UTF-8 with or without a BOM; Windows-1252 by its 0x80–0x9F lette
   assert.equal(legacyEncoding(Buffer.from('Citroën', 'latin1')).encoding, 'windows-1252');
   // An acute accent for an apostrophe (0xB4, Ž in Latin-9) does not make a file Latin-9.
   assert.equal(legacyEncoding(Buffer.from('Foto´s', 'latin1')).encoding, 'windows-1252');
+});
+
+test('decode: UTF-8 with a stray Windows-1252 byte is refused, not read as Windows-1252 throughout', () => {
+  // A UTF-8 export with one Windows-1252 "é" (0xE9) on line 2: read as Windows-1252, every UTF-8
+  // "é" (C3 A9) would become "Ã©" and "€" (E2 82 AC) "â‚¬", with no C1 character to show it.
+  const mixed = Buffer.concat([
+    Buffer.from('Merk;Model;Prijs\nCitroën;C4 Café;€ 12.500\nPeugeot;Caf'),
+    Buffer.from([0xe9]),
+    Buffer.from(';€ 9.950\n'),
+  ]);
+  assert.throws(
+    () => decode(mixed),
+    (error: Error) =>
+      error.name === 'CliError' &&
+      /looks like UTF-8 \(4 valid multi-byte characters\) with 1 invalid byte: the first, 0xE9, on line 3/.test(
+        error.message,
+      ) &&
+      /fix the file, or name its encoding with --encoding/.test(error.message),
+  );
+  // Named, it is read as told.
+  assert.equal(decode(mixed, 'windows-1252').text.split('\n')[1], 'CitroÃ«n;C4 CafÃ©;â‚¬ 12.500');
+  // A Windows-1252 file (é as 0xE9, no UTF-8 sequence) is still detected as one.
+  const legacy = decode(Buffer.from('Merk;Model\nCitroën;C4 Café\nRenault;Mégane\n', 'latin1'));
+  assert.equal(legacy.encoding, 'windows-1252');
+  assert.equal(legacy.text, 'Merk;Model\nCitroën;C4 Café\nRenault;Mégane\n');
 });
 
 test('decodeAs: every Windows-1252 letter of 0x80–0x9F, which Node.js 20 TextDecoder leaves as C1', () => {
@@ -129,7 +154,7 @@ test('readDate: day first, a month alone, ISO; never month first unless --date-o
   assert.match(value('maart 2021'), /is not a date the importer reads: write it as dd\/mm\/yyyy/);
 });
 
-test('price on request and bi-fuel words', () => {
+test('price on request words', () => {
   for (const cell of [
     'Prijs op aanvraag',
     'PRIX SUR DEMANDE',
@@ -141,15 +166,6 @@ test('price on request and bi-fuel words', () => {
     assert.ok(isPriceOnRequest(cell), cell);
   }
   for (const cell of ['18.750', 'aanvraag', '€ 0', '']) assert.ok(!isPriceOnRequest(cell), cell);
-  assert.equal(biFuel('Benzine/LPG'), 'lpg');
-  assert.equal(biFuel('LPG/Benzine'), 'lpg');
-  assert.equal(biFuel('petrol + LPG'), 'lpg');
-  assert.equal(biFuel('Essence/GPL'), 'lpg');
-  assert.equal(biFuel('Benzine/CNG'), 'cng');
-  assert.equal(biFuel('Essence / GNC'), 'cng');
-  assert.equal(biFuel('Benzine'), undefined);
-  assert.equal(biFuel('Diesel/LPG'), undefined, 'no such car: sent as is, and refused with its reason');
-  assert.equal(biFuel('Benzine/Elektrisch'), undefined, 'a hybrid is the service’s word, not a bi-fuel');
 });
 
 test('title templates: fields or columns, empty ones left out; an unknown one refused with a guess', () => {
@@ -208,7 +224,7 @@ test('readFeed: a Belgian Windows-1252 export without title and location columns
         price: 12500,
         mileage: 61200,
         year: 2019,
-        fuelType: 'lpg',
+        fuelType: 'Benzine/LPG',
         transmission: 'Automaat',
         firstRegistration: '2019-03',
         title: 'Citroën C4 Œuvre',
@@ -236,7 +252,7 @@ test('readFeed: a Belgian Windows-1252 export without title and location columns
     notes,
     /column "Prijs": 1 row says price on request \(row 4\): imported as a draft without a price/,
   );
-  assert.match(notes, /"Benzine\/LPG" \(bi-fuel\) read as lpg/);
+  assert.doesNotMatch(notes, /bi-fuel/, 'Benzine/LPG is sent as written: the service reads it');
   assert.match(notes, /the feed has no title column: titles made from "\{brand\} \{model\} \{variant\}"/);
   assert.match(notes, /--location VDB-GENT: 3 rows without a location of their own go to VDB-GENT/);
   assert.match(notes, /column "Eerste inschrijving": 1 date could not be read \(row 4\)/);

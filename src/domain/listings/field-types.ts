@@ -178,8 +178,14 @@ function enumPattern(name: EnumName): string {
   const accepted = [
     ...spec.values.map((value) => word(value, '[\\s_-]*')),
     // An alias's words are matched with one "_", or a run of spaces and hyphens, between them
-    // (enumKey: `sans plomb`, `sans-plomb`, `sans_plomb`; not `sans_ plomb`).
-    ...Object.keys(spec.aliases).map((alias) => word(alias, '(?:_|[\\s-]+)')),
+    // (enumKey: `sans plomb`, `sans-plomb`, `sans_plomb`; not `sans_ plomb`); its "/" as a "/",
+    // "+" or "&" with or without spaces, or a spaced "en", "et" or "met" (`Benzine + LPG`).
+    ...Object.keys(spec.aliases).map((alias) =>
+      alias
+        .split('/')
+        .map((part) => word(part, '(?:_|[\\s-]+)'))
+        .join(`(?:\\s*[/+&]\\s*|\\s+(?:${['en', 'et', 'met'].map(anyCase).join('|')})\\s+)`),
+    ),
   ];
   return `^\\s*(${accepted.join('|')})?\\s*$`;
 }

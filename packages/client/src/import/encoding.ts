@@ -6,6 +6,8 @@
  * 0x80–0x9F (letters and signs in Windows-1252, C1 control characters in ISO-8859-15) and on eight
  * bytes of 0xA4–0xBE.
  */
+import { CliError } from './errors.js';
+
 export type Encoding = 'utf-8' | 'windows-1252' | 'iso-8859-15';
 
 /** What the report and the output call each encoding. */
@@ -40,7 +42,8 @@ export interface Decoded {
 /**
  * The feed's bytes as text. `forced` (--encoding) wins. A BOM means UTF-8. Bytes that are valid
  * UTF-8 are UTF-8: a legacy file is almost never valid UTF-8 by accident (an "é" alone, 0xE9,
- * starts a 3-byte sequence that the next letters do not continue). Otherwise Windows-1252 or
+ * starts a 3-byte sequence that the next letters do not continue). Bytes that hold valid UTF-8
+ * sequences and invalid bytes besides are refused (`refuseMixedUtf8`). Otherwise Windows-1252 or
  * ISO-8859-15, by the bytes where they differ (`legacyEncoding`).
  */
 export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
@@ -50,9 +53,85 @@ export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
   } catch {
+    refuseMixedUtf8(body, bom ? 3 : 0);
     const { encoding, why } = legacyEncoding(body);
     return { text: decodeAs(body, encoding), encoding, why };
   }
+}
+
+/**
+ * The length of the valid UTF-8 multi-byte sequence at `i` (2–4), or 0: a lead byte C2–F4 and the
+ * continuation bytes 80–BF it calls for, without overlong forms, surrogates or code points past
+ * U+10FFFF (E0 A0–BF, ED 80–9F, F0 90–BF, F4 80–8F for the second byte).
+ */
+function utf8Sequence(bytes: Uint8Array, i: number): number {
+  const lead = bytes[i]!;
+  const length =
+    lead >= 0xc2 && lead <= 0xdf
+      ? 2
+      : lead >= 0xe0 && lead <= 0xef
+        ? 3
+        : lead >= 0xf0 && lead <= 0xf4
+          ? 4
+          : 0;
+  if (length === 0 || i + length > bytes.length) return 0;
+  const second = bytes[i + 1]!;
+  const [low, high] =
+    lead === 0xe0
+      ? [0xa0, 0xbf]
+      : lead === 0xed
+        ? [0x80, 0x9f]
+        : lead === 0xf0
+          ? [0x90, 0xbf]
+          : lead === 0xf4
+            ? [0x80, 0x8f]
+            : [0x80, 0xbf];
+  if (second < low || second > high) return 0;
+  for (let k = 2; k < length; k++) {
+    const byte = bytes[i + k]!;
+    if (byte < 0x80 || byte > 0xbf) return 0;
+  }
+  return length;
+}
+
+/**
+ * Refuses bytes that are not UTF-8 but hold valid UTF-8 multi-byte sequences: a UTF-8 export with a
+ * stray Windows-1252 byte. Read as Windows-1252 throughout, each UTF-8 `é` (C3 A9) would become
+ * `Ã©` and `€` (E2 82 AC) `â‚¬`, which leave no C1 character for the row check to see, and would be
+ * stored garbled. Bytes with no valid sequence are a legacy file, and are not refused. `offset`:
+ * where `bytes` start in the file (after a BOM).
+ */
+function refuseMixedUtf8(bytes: Uint8Array, offset: number): void {
+  let valid = 0;
+  let invalid = 0;
+  let first: number | undefined;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i]! < 0x80) continue;
+    const length = utf8Sequence(bytes, i);
+    if (length > 0) {
+      valid++;
+      i += length - 1;
+    } else {
+      invalid++;
+      first ??= i;
+    }
+  }
+  if (valid === 0 || first === undefined) return;
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < first; i++) {
+    if (bytes[i] === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  throw new CliError(
+    `the feed looks like UTF-8 (${valid} valid multi-byte ${valid === 1 ? 'character' : 'characters'}) ` +
+      `with ${invalid} invalid ${invalid === 1 ? 'byte' : 'bytes'}: the first, ${hex(bytes[first]!)}, on line ${line} ` +
+      `(byte ${first - lineStart + 1} of the line, ${offset + first} from the start of the file); read as ` +
+      'Windows-1252 throughout, its UTF-8 letters would be garbled ("é" as "Ã©"), so nothing was sent: ' +
+      'fix the file, or name its encoding with --encoding (utf-8, windows-1252 or iso-8859-15)',
+  );
 }
 
 /**

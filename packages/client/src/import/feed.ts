@@ -6,7 +6,7 @@ import { type ColumnMap, type CustomColumns, kindOf, mapColumns, rowToListing } 
 import { DATE_FIELDS, type DateOrder, readDate } from './dates.js';
 import { c1Reason, type Decoded, decode as decodeBytes, type Encoding } from './encoding.js';
 import { CliError } from './errors.js';
-import { biFuel, isPriceOnRequest, PRICE_ON_REQUEST_NOTE } from './feed-values.js';
+import { isPriceOnRequest, PRICE_ON_REQUEST_NOTE } from './feed-values.js';
 import { readNumberColumn } from './number-columns.js';
 import type { NumberFormat } from './numbers.js';
 import { DEFAULT_TITLE, makeTitle, parseTitleTemplate, type TitleTemplate } from './title.js';
@@ -92,7 +92,6 @@ export function readFeed(file: string, options: FeedOptions = {}): Feed {
     notes.push(...readPriceOnRequest(rows, columns));
     notes.push(...readNumbers(rows, columns, options.numberFormat));
     notes.push(...readDates(rows, columns, options.dateOrder ?? 'dmy'));
-    notes.push(...readBiFuel(rows, columns));
     const hasTitle = columns.fields.includes('title');
     if (options.title || !hasTitle) {
       const fold = foldName;
@@ -238,25 +237,6 @@ function readDates(rows: FeedRow[], columns: ColumnMap, order: DateOrder): strin
     }
   }
   return notes;
-}
-
-/** `Benzine/LPG` and the like: a bi-fuel car is listed by its gas (./feed-values.ts). */
-function readBiFuel(rows: FeedRow[], columns: ColumnMap): string[] {
-  const seen = new Map<string, { to: string; rows: number[] }>();
-  for (const r of rows) {
-    const cell = r.listing.fuelType;
-    if (typeof cell !== 'string') continue;
-    const gas = biFuel(cell);
-    if (!gas) continue;
-    r.listing.fuelType = gas;
-    const entry = seen.get(cell) ?? { to: gas, rows: [] };
-    entry.rows.push(r.row);
-    seen.set(cell, entry);
-  }
-  return [...seen].map(
-    ([cell, { to, rows: at }]) =>
-      `column "${columnOf(columns, 'fuelType')}": "${cell}" (bi-fuel) read as ${to}, the gas it also runs on (row ${rowList(at)})`,
-  );
 }
 
 /**
