@@ -541,6 +541,41 @@ describe('C1 control characters in text: refused on every write route, naming th
     assert.equal(fine.status, 200, fine.text);
   });
 
+  test('PATCH: a C1 character stored before the rule, in a field the patch leaves alone, does not refuse it', async () => {
+    const reference = unique('c1-stored');
+    const created = await app.call('PUT', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: listingBody({ description: 'Plain' }),
+    });
+    assert.equal(created.status, 201, created.text);
+    // Stored before the rule existed: written straight to the database, past the API.
+    await app.running.db.query(
+      'TestStoreC1',
+      'UPDATE listings SET description = $1, updated_at = next_updated_at(updated_at) WHERE external_reference = $2',
+      ['Gar\u0080antie', reference],
+    );
+    const read = await app.call('GET', `${EXT}/listings/${created.body.data.listingId}`, {
+      secret: partner.secret,
+    });
+    assert.equal(read.body.data.description, 'Gar\u0080antie', read.text);
+    const price = await app.call('PATCH', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: { price: 1 },
+    });
+    assert.equal(price.status, 200, price.text);
+    const description = await app.call('PATCH', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: { description: 'Ga\u0081rantie' },
+    });
+    assertC1(description, 'description', /^character 3 is U\+0081/);
+    // A PUT replaces everything, so it checks everything.
+    const put = await app.call('PUT', `${EXT}/listings/${reference}`, {
+      secret: partner.secret,
+      body: listingBody({ description: 'Gar\u0080antie' }),
+    });
+    assertC1(put, 'description', /^character 4 is U\+0080/);
+  });
+
   test('bulk upsert: the item with a C1 character fails with the field named, the others are written', async () => {
     const reply = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
       secret: partner.secret,

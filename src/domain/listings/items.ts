@@ -155,7 +155,20 @@ export interface Invalid {
  */
 export type ListingBodySchema = ReturnType<typeof listingBodySchema>;
 
-export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | Invalid | ProblemError {
+export interface PrepareOptions {
+  /**
+   * The top-level fields whose text the C1 rule is checked in; every field when absent. A PATCH
+   * names the fields it sets: a C1 character stored before the rule, in a field the patch does
+   * not touch, is not the partner's text in this request and does not refuse it.
+   */
+  c1Fields?: ReadonlySet<string>;
+}
+
+export function prepare(
+  schema: ListingBodySchema,
+  item: RawItem,
+  options: PrepareOptions = {},
+): Prepared | Invalid | ProblemError {
   if (!isValidReference(item.reference)) {
     return problem(
       'INVALID_REFERENCE',
@@ -169,7 +182,7 @@ export function prepare(schema: ListingBodySchema, item: RawItem): Prepared | In
   }
   const body = item.body as Record<string, unknown>;
   const parsed = schema.safeParse(body);
-  const textIssues = c1IssuesOf(schema, body);
+  const textIssues = c1IssuesOf(schema, body, options.c1Fields);
   if (!parsed.success || textIssues.length > 0) {
     const issues = parsed.success ? [] : expandUnrecognized(parsed.error.issues, schema, 'field');
     return {
@@ -194,10 +207,15 @@ const NOT_TEXT_OF_THE_LISTING = new Set<string>([
  * as sent. Read-only fields are ignored by a write, unknown names are issues of their own, and the
  * reference has its rule (INVALID_REFERENCE), so none of them is looked into.
  */
-function c1IssuesOf(schema: ListingBodySchema, body: Record<string, unknown>): Issue[] {
+function c1IssuesOf(
+  schema: ListingBodySchema,
+  body: Record<string, unknown>,
+  only?: ReadonlySet<string>,
+): Issue[] {
   const issues: Issue[] = [];
   for (const [name, value] of Object.entries(body)) {
     if (!Object.hasOwn(schema.shape, name) || NOT_TEXT_OF_THE_LISTING.has(name)) continue;
+    if (only && !only.has(name)) continue;
     issues.push(...c1Issues(value, name));
   }
   return issues;

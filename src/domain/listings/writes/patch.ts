@@ -117,7 +117,12 @@ async function patchOnce(
 
   const read = JSON.parse(base.json) as Record<string, unknown>;
   const body = applyPatch(read, patch);
-  const prepared = prepare(deps.schema, { index: 0, reference, body });
+  // The C1 rule looks only at the fields the patch sets (PrepareOptions.c1Fields).
+  const prepared = prepare(
+    deps.schema,
+    { index: 0, reference, body },
+    { c1Fields: new Set(Object.keys(patch)) },
+  );
   if (prepared instanceof ProblemError) throw prepared;
   const current = {
     id: read.id as string,
