@@ -48,6 +48,24 @@ describe('write answers (issue 41)', () => {
     assert.doesNotMatch(plain.message, /has id/);
   });
 
+  test('9. the hint also finds an upper-case UUID-shaped reference: it is searched as received', async () => {
+    // References compare case-sensitively; the id used to be lower-cased before the search.
+    const uuidReference = '6F1A2B3C-4D5E-4F60-8A7B-9C0D1E2F3A4B';
+    const created = await putOk(
+      app,
+      secret,
+      uuidReference,
+      listingBody({ dealerProfileId: tree.ids.A1 }),
+      201,
+    );
+    const error = assertError(await call('GET', `/listings/${uuidReference}`, {}), 404, 'NOT_FOUND');
+    assert.match(error.message, new RegExp(`externalReference "${uuidReference}"`));
+    assert.match(error.message, new RegExp(created.listingId));
+    // A listing's id still reads in either case.
+    const byId = await call('GET', `/listings/${created.listingId.toUpperCase()}`, {});
+    assert.equal(byId.status, 200, byId.text);
+  });
+
   test('10. an unquoted If-Match is a 400 INVALID_HEADER on PUT, PATCH, status and DELETE', async () => {
     const reference = ref('etag');
     await putOk(app, secret, reference, listingBody({ dealerProfileId: tree.ids.A1 }), 201);

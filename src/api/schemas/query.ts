@@ -18,7 +18,8 @@ export const listingIdParam = z
     error: (issue) =>
       `must be the listing's id (a UUID the service assigned, data.id). To read a listing by your own reference, use GET /listings?externalReference=${encodeURIComponent(String(issue.input))}&status=all`,
   })
-  .transform((v) => v.toLowerCase())
+  // Kept as received (not lower-cased): the 404 looks for a reference equal to this text, and
+  // references compare case-sensitively. The handler lower-cases it to read by id.
   .meta({ 'x-query-type': { type: 'string', format: 'uuid' } });
 
 export const uuidParam = z

@@ -104,7 +104,8 @@ export function listingRoutes(listings: ListingReads, json: Projection<ListingJs
       },
       async (request, reply) => {
         const partner = request.partner!;
-        const listing = await listings.get(request.params.id, json);
+        // The id lower-cased to read by it; the text as received to look for a reference equal to it.
+        const listing = await listings.get(request.params.id.toLowerCase(), json);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
         if (!listing || !inScope(partner.access, listing.dealerId)) {
           throw notFound(
