@@ -49,6 +49,23 @@ export const messages = {
       ? 'The request body is not valid JSON.'
       : `The request body is not valid JSON: ${where}.`,
   bodyNotObject: () => 'The request body must be a JSON object.',
+  /** A bulk item that is not an object (an array or a string among the listings). */
+  itemNotObject: () => 'A listing must be a JSON object.',
+  /** Another write held the listing, and the retries ran out. */
+  conflictingWrite: () => 'A conflicting write was in progress; retry shortly.',
+  /** A PATCH whose listing changed under it each time it was applied. */
+  keptChanging: () => 'The listing kept changing; retry shortly.',
+  writeTooLong: () => 'The write took too long and was not applied; retry shortly.',
+  restarting: () => 'The service is restarting; retry shortly.',
+  pathSegmentTooLong: () => 'A path segment is too long.',
+  /** A %-sequence in the path that decodes to no UTF-8 character. */
+  brokenPercentEncoding: () => 'The path has a %-sequence that is not percent-encoded UTF-8.',
+  contentLengthMismatch: () => 'The Content-Length header does not match the body.',
+  emptyBody: () => 'The request body is empty; a JSON document was expected.',
+  /** Status change, delete or patch of a reference this partner does not have. */
+  noListingWithReference: (reference: string) =>
+    `This partner has no listing with externalReference "${reference}".`,
+  noWebhookEndpoint: (id: string) => `Webhook endpoint ${id} not found.`,
   invalidReference: (rule: string) => sentence(`externalReference ${rule}`),
   emptyBulk: () => 'No items: the list of listings is empty.',
   tooManyItems: (sent: number, max: number) =>

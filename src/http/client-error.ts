@@ -91,7 +91,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const answer =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? problem('URI_TOO_LONG', 'A path segment is too long.')
+      ? problem('URI_TOO_LONG', messages.pathSegmentTooLong())
       : badRequest('The request path is not valid: broken %-encoding.');
   request.problem = answer;
   return reply

@@ -18,7 +18,7 @@ export function registerDoor(app: FastifyInstance): { startDraining(): void; dra
     if (draining) {
       reply.header('Connection', 'close');
       if (request.url !== '/healthz') {
-        throw problem('SERVICE_UNAVAILABLE', 'The service is restarting; retry shortly.');
+        throw problem('SERVICE_UNAVAILABLE', messages.restarting());
       }
     }
     // Behind a TLS-terminating proxy, the connection to us is plain; the proxy says what the client used.

@@ -11,7 +11,7 @@ export { ProblemError };
 function fromDbError(error: DbError): ProblemError {
   if (error.unavailable) return problem('SERVICE_UNAVAILABLE', messages.databaseUnavailable());
   if (error.failure === 'retryable') {
-    return problem('SERVICE_UNAVAILABLE', 'A conflicting write was in progress; retry shortly.');
+    return problem('SERVICE_UNAVAILABLE', messages.conflictingWrite());
   }
   return problem('SERVER_ERROR', messages.unexpected());
 }
@@ -26,20 +26,20 @@ function fromFastifyError(error: FastifyError, method: string): ProblemError | u
     case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
       return problem('UNSUPPORTED_MEDIA_TYPE', messages.missingContentType(method));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return problem('INVALID_BODY', 'The Content-Length header does not match the body.');
+      return problem('INVALID_BODY', messages.contentLengthMismatch());
     case 'FST_ERR_ROUTE_MISSING_CONTENT':
       return problem('INVALID_BODY', messages.missingBody(method));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problem('PAYLOAD_TOO_LARGE', messages.bodyTooLarge());
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return problem('INVALID_JSON', 'The request body is empty; a JSON document was expected.');
+      return problem('INVALID_JSON', messages.emptyBody());
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return problem('INVALID_JSON', messages.invalidJson());
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return problem('URI_TOO_LONG', 'A path segment is too long.');
+      return problem('URI_TOO_LONG', messages.pathSegmentTooLong());
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_INVALID_URL':
-      return problem('BAD_REQUEST', 'The request path is not valid: broken %-encoding.');
+      return problem('BAD_REQUEST', messages.brokenPercentEncoding());
     default:
       return undefined;
   }
@@ -69,7 +69,7 @@ export function toProblem(error: unknown, method = ''): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof DbError) return fromDbError(error);
   if (error instanceof TransactionTimeoutError) {
-    return problem('SERVICE_UNAVAILABLE', 'The write took too long and was not applied; retry shortly.');
+    return problem('SERVICE_UNAVAILABLE', messages.writeTooLong());
   }
   const fastifyError = error as ValidationError;
   const mapped = fastifyError?.code ? fromFastifyError(fastifyError, method) : undefined;

@@ -1,4 +1,5 @@
 import { type Issue, problem } from '../domain/errors.js';
+import { messages } from '../domain/messages.js';
 import { unstorableAt } from '../domain/text.js';
 import { invalidInput } from './validation.js';
 
@@ -20,7 +21,7 @@ export function assertUrlText(url: string): void {
   }
   const decodedPath = decode(path, false);
   if (decodedPath === null) {
-    throw problem('BAD_REQUEST', 'The path has a %-sequence that is not percent-encoded UTF-8.');
+    throw problem('BAD_REQUEST', messages.brokenPercentEncoding());
   }
   const inPath = unstorableAt(decodedPath);
   if (inPath) {

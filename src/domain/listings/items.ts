@@ -178,7 +178,7 @@ export function prepare(
     );
   }
   if (item.body === null || typeof item.body !== 'object' || Array.isArray(item.body)) {
-    return problem('INVALID_BODY', 'A listing must be a JSON object.');
+    return problem('INVALID_BODY', messages.itemNotObject());
   }
   const body = item.body as Record<string, unknown>;
   const parsed = schema.safeParse(body);

@@ -49,7 +49,7 @@ interface Caller {
 
 /** The partner's half of webhook endpoints (partner API): its own, to create, change, test and replay. */
 function webhookEndpoints(deps: WebhookAdminDeps) {
-  const notFound = (id: string) => problem('NOT_FOUND', `Webhook endpoint ${id} not found.`);
+  const notFound = (id: string) => problem('NOT_FOUND', messages.noWebhookEndpoint(id));
 
   /** The caller's endpoint; another partner's is answered like an unknown one. */
   async function own(partner: Caller, id: string): Promise<EndpointRecord> {

@@ -3,6 +3,7 @@ import type { Db } from '../../store/db.js';
 import type { WebhookStore } from '../../store/webhooks/index.js';
 import type { CursorCodec } from '../cursor.js';
 import { problem } from '../errors.js';
+import { messages } from '../messages.js';
 import { deliveryPage, endpointView } from './views.js';
 
 interface WebhookOperatorDeps {
@@ -14,7 +15,7 @@ interface WebhookOperatorDeps {
 
 /** The operator's half of webhook endpoints (admin API): any partner's, to see, stop and start. */
 export function webhookOperator(deps: WebhookOperatorDeps) {
-  const notFound = (id: string) => problem('NOT_FOUND', `Webhook endpoint ${id} not found.`);
+  const notFound = (id: string) => problem('NOT_FOUND', messages.noWebhookEndpoint(id));
   return {
     /** Operator: every endpoint, or one partner's. */
     async listAll(partnerId: string | null) {

@@ -93,7 +93,7 @@ export async function patchListing(
       return await patchOnce(deps, partner, reference, patch, options);
     } catch (error) {
       if (!(error instanceof Moved)) throw error;
-      if (attempt >= 5) throw problem('SERVICE_UNAVAILABLE', 'The listing kept changing; retry shortly.');
+      if (attempt >= 5) throw problem('SERVICE_UNAVAILABLE', messages.keptChanging());
       // Another writer came first: give it room before reading again (10, 20, 40 … ms, jittered).
       await new Promise((resolve) => setTimeout(resolve, (5 + Math.random() * 5) * 2 ** attempt));
     }
@@ -109,7 +109,7 @@ async function patchOnce(
 ): Promise<{ result: ItemResult; etag: string }> {
   const base = await readVersion(deps, partner.id, reference);
   // A patch never creates: there is nothing to apply it to.
-  if (!base) throw problem('NOT_FOUND', `This partner has no listing with externalReference "${reference}".`);
+  if (!base) throw problem('NOT_FOUND', messages.noListingWithReference(reference));
   if (!inScope(partner.access, base.dealerId)) {
     throw problem('PROFILE_FORBIDDEN', messages.listingDealerNotInScope(reference, base.dealerId));
   }

@@ -1,5 +1,6 @@
 import { DbError } from '../../../store/errors.js';
 import { problem } from '../../errors.js';
+import { messages } from '../../messages.js';
 
 /** A reference of the batch was created by another transaction after we looked it up. */
 export class Raced extends Error {
@@ -24,7 +25,7 @@ export async function withWriteRetry<T>(fn: () => Promise<T>): Promise<T> {
       if (error instanceof Raced) {
         if (++races <= 100) continue;
         // Unreachable by the argument above; should it happen, the client may simply retry.
-        throw problem('SERVICE_UNAVAILABLE', 'A conflicting write was in progress; retry shortly.');
+        throw problem('SERVICE_UNAVAILABLE', messages.conflictingWrite());
       }
       const retryable = error instanceof DbError && error.failure === 'retryable';
       if (!retryable || ++deadlocks >= 3) throw error;

@@ -33,8 +33,7 @@ export async function changeStatus(
       deps.db.transaction(
         async (tx) => {
           const [current] = await deps.store.lockExisting(partner.id, [reference], tx);
-          if (!current)
-            throw problem('NOT_FOUND', `This partner has no listing with externalReference "${reference}".`);
+          if (!current) throw problem('NOT_FOUND', messages.noListingWithReference(reference));
           if (!inScope(partner.access, current.dealerProfileId)) {
             throw problem(
               'PROFILE_FORBIDDEN',

@@ -79,7 +79,7 @@ function ifMatchOf(request: FastifyRequest): string | undefined {
 }
 
 function requireObject(body: unknown): Record<string, unknown> {
-  if (body === undefined) throw problem('INVALID_BODY', 'A JSON object body is required.');
+  if (body === undefined) throw problem('INVALID_BODY', messages.bodyNotObject());
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw problem('INVALID_BODY', messages.bodyNotObject());
   }
