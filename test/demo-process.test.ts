@@ -75,7 +75,13 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
     });
     let demoPid: number | undefined;
     try {
-      await until('the demo to start', () => out.includes('Press Ctrl+C to stop.'), 90_000);
+      // The banner and the log line that names the demo's pid come on separate streams (the log is
+      // written asynchronously): wait for both, not for the banner alone.
+      await until(
+        'the demo to start',
+        () => out.includes('Press Ctrl+C to stop.') && /"msg":"Forecourt is listening"/.test(out),
+        90_000,
+      );
       // The demo's own process (node), from its log line: npm's child's child.
       demoPid = Number(/"pid":(\d+)[^\n]*"msg":"Forecourt is listening"/.exec(out)?.[1]);
       assert.ok(demoPid && demoPid !== npm.pid, out);
