@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Logger, pino } from 'pino';
-import { listingJsonProjection, listingView } from './api/external/v1/listings/view.js';
+import { listingJsonProjection } from './api/external/v1/listings/view.js';
 import { listingSchema } from './api/schemas/resources.js';
 import type { Config } from './config.js';
 import { accessCache } from './domain/access-cache.js';
@@ -84,7 +84,6 @@ export function compose(
   });
   // Webhooks read on the primary: a delivery's horizon and its page must come from one database.
   const primaryHorizon = readDb === db ? syncHorizon : syncHorizonStore(db, db, settleMs);
-  const view = listingView(listingBaseUrl);
   const records = requestRecordStore(db);
   const recorder = requestRecorder({
     store: records,
@@ -97,6 +96,8 @@ export function compose(
     },
   });
   const access = accessCache();
+  // A listing as GET /listings/{id} sends it: its stored read-model JSON (store/listings/json.ts).
+  const listingJson = listingJsonProjection(listingBaseUrl);
   return {
     listings: listingReads({
       dealers,
@@ -117,7 +118,7 @@ export function compose(
       syncHorizon,
       schema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
       // The listing as GET /listings/{id} shows it, read in the write's transaction: its ETag.
-      view: listingJsonProjection(listingBaseUrl),
+      view: listingJson,
       writeTimeoutMs: config.WRITE_TX_TIMEOUT_MS,
     }),
     authentication: partnerAuthentication({ partners, dealers, audit, cache: access }),
@@ -163,8 +164,8 @@ export function compose(
         dealers: dealerStore(deliveryDb),
         audit: auditStore(deliveryDb),
         cursors,
-        // Through the response schema, as GET /listings sends them: the same shape to the field.
-        present: (listing) => listingSchema.parse(view(listing)),
+        // The text GET /listings/{id} sends, to the byte.
+        listingJson,
         post,
         logger,
         options: {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PostWebhook } from '../../outbound/webhook-post.js';
 import type { AuditStore } from '../../store/audit.js';
-import type { Db, Queryable } from '../../store/db.js';
+import type { Db, Projection, Queryable } from '../../store/db.js';
 import type { DealerStore } from '../../store/dealers.js';
+import type { ListingJson } from '../../store/listings/json.js';
 import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../store/listings/reads.js';
-import type { StoredListing } from '../../store/listings/rows.js';
 import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import {
@@ -38,12 +38,12 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const DELIVERY_SPACING_MS = 1000;
 /** While partners' requests saturate the instance: one batch of one endpoint this often. */
 const SATURATED_TRICKLE_MS = 1000;
-/** Listing versions whose JSON is kept for the next endpoints that deliver them. */
-const PRESENTED_CACHE_SIZE = 5000;
 /** The longest wait between two polls while the database does not answer. */
 const MAX_OUTAGE_POLL_MS = 5000;
 /** How long the delivery log keeps an attempt. */
 const LOG_RETENTION_DAYS = 30;
+/** A listing of a delivery: its JSON text as stored (the read model), and its place in the walk. */
+type Row = PageRow<ListingJson>;
 
 interface DispatcherDeps {
   db: Pick<Db, 'transaction'>;
@@ -54,8 +54,8 @@ interface DispatcherDeps {
   dealers: Pick<DealerStore, 'subtree'>;
   audit: Pick<AuditStore, 'recordBy'>;
   cursors: CursorCodec;
-  /** Listings as partners read them (the API's view). */
-  present: (listing: StoredListing) => unknown;
+  /** Listings as GET /listings/{id} sends them: the stored read model's JSON text. */
+  listingJson: Projection<ListingJson>;
   post: PostWebhook;
   logger: Logger;
   /** Called after every attempt (metrics). */
@@ -103,20 +103,6 @@ export function webhookDispatcher(deps: DispatcherDeps) {
    * the round's data in a row (setting aside), and the cause last logged for it.
    */
   const roundFailures = new Map<string, RoundFailures>();
-  // id|updatedAt → the listing's JSON as delivered. Every endpoint that wants a change sends the
-  // same text; serializing it once is most of what a delivery costs. Oldest out first.
-  const presented = new Map<string, string>();
-  function json({ listing, position }: PageRow): string {
-    // The position's time is the version to the microsecond; a dealer edit changes the dealer part.
-    const key = `${listing.id}|${position.ts}|${listing.dealer.updatedAt}`;
-    let text = presented.get(key);
-    if (text === undefined) {
-      text = JSON.stringify(deps.present(listing));
-      if (presented.size >= PRESENTED_CACHE_SIZE) presented.delete(presented.keys().next().value!);
-      presented.set(key, text);
-    }
-    return text;
-  }
 
   /** The listings an endpoint may carry now: the partner's scope as it is, narrowed by the filter. */
   async function filterOf(endpoint: EndpointRecord): Promise<ListingFilter | null> {
@@ -144,7 +130,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
     endpoint: EndpointRecord,
     filter: ListingFilter,
   ): Promise<
-    | { deliveryId: string; through: Position; attempt: number; listings: PageRow[]; retry: boolean }
+    | { deliveryId: string; through: Position; attempt: number; listings: Row[]; retry: boolean }
     | { advanceTo: Position | null }
   > {
     const after = endpoint.position;
@@ -156,6 +142,7 @@ export function webhookDispatcher(deps: DispatcherDeps) {
         after,
         through,
         horizon: null,
+        projection: deps.listingJson,
       });
       return {
         deliveryId: endpoint.pending.deliveryId,
@@ -167,7 +154,11 @@ export function webhookDispatcher(deps: DispatcherDeps) {
     }
     // The horizon first, in a statement of its own (store/sync-horizon.ts says why).
     const horizon = await deps.syncHorizon.current();
-    const rows = await deps.listings.page(filter, 'updatedAt', BATCH_SIZE, 0, { after, horizon });
+    const rows = await deps.listings.page(filter, 'updatedAt', BATCH_SIZE, 0, {
+      after,
+      horizon,
+      projection: deps.listingJson,
+    });
     const firstUnsettled = rows.findIndex((r) => !r.settled);
     const settled = firstUnsettled === -1 ? rows : rows.slice(0, firstUnsettled);
     if (settled.length === 0) {
@@ -218,7 +209,8 @@ export function webhookDispatcher(deps: DispatcherDeps) {
           retry,
         });
         if (!began) return;
-        const body = deliveryBody(deps.cursors, endpoint.id, 'listings.changed', listings.map(json), through);
+        const data = listings.map((row) => row.listing.json);
+        const body = deliveryBody(deps.cursors, endpoint.id, 'listings.changed', data, through);
         const headers = webhookHeaders(signingSecrets(endpoint), `msg_${deliveryId}`, body);
         const result = keptAnswer(await deps.post(endpoint.url, headers, body));
         const ok =

@@ -8,9 +8,8 @@ import { fingerprint } from '../cursor.js';
 export const endpointFingerprint = (endpointId: string) => fingerprint({ webhookEndpoint: endpointId });
 
 /**
- * The body, `{"type", "data", "cursor"}`. `data` comes as each listing's JSON already: a change is
- * sent to every endpoint that wants it, and serializing it once for all of them (the dispatcher
- * keeps the text of recent versions) is what keeps deliveries cheap with many endpoints.
+ * The body, `{"type", "data", "cursor"}`. `data` comes as each listing's JSON text already: the
+ * read model's stored text, as GET /listings/{id} sends it, spliced in unparsed.
  */
 export function deliveryBody(
   cursors: CursorCodec,
