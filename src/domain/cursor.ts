@@ -32,7 +32,8 @@ const PARAMETER_NAMES: Record<string, string> = {
 export const CURSOR_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{32}$/;
 export const CURSOR_MAX_LENGTH = 1000;
 
-const invalid = (why: string) =>
+/** A cursor refused: `why` follows "cursor: " in the message and is the issue's own text. */
+export const invalidCursor = (why: string) =>
   problem('INVALID_QUERY', `cursor: ${why}`, [
     { path: 'query.cursor', message: why, code: 'invalid_cursor' },
   ]);
@@ -55,17 +56,18 @@ export function cursorCodec(key: string) {
       return `${body}.${sign(body)}`;
     },
     decode(cursor: string, fingerprint: string, parts?: Record<string, string>): Position | null {
-      if (!CURSOR_PATTERN.test(cursor)) throw invalid('is malformed; pass nextCursor exactly as received');
+      if (!CURSOR_PATTERN.test(cursor))
+        throw invalidCursor('is malformed; pass nextCursor exactly as received');
       const [body, mac] = cursor.split('.') as [string, string];
       const expected = Buffer.from(sign(body));
       const given = Buffer.from(mac);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-        throw invalid('is not one this service issued (corrupted or altered)');
+        throw invalidCursor('is not one this service issued (corrupted or altered)');
       }
       const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
       if (payload.f !== fingerprint) {
         const differing = parts && payload.k ? differingFilters(payload.k, parts) : [];
-        throw invalid(
+        throw invalidCursor(
           differing.length
             ? `was issued with a different ${differing.join(', ')}; send ${differing.length > 1 ? 'them' : 'it'} as in the request the cursor came from (or start a new walk without cursor)`
             : 'was issued for other filters; send it with the same filters as the request it came from',

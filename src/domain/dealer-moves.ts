@@ -1,4 +1,5 @@
-import { problem } from './errors.js';
+import { fieldProblem, problem } from './errors.js';
+import { messages } from './messages.js';
 
 /** What a dealer move needs to know of the tree: each profile's parent. */
 export interface TreeNode {
@@ -41,7 +42,7 @@ export function moveImpact(
 ): MoveImpact {
   const byId = new Map(tree.map((d) => [d.id, d]));
   const dealer = byId.get(dealerId);
-  if (!dealer) throw problem('NOT_FOUND', `No dealer profile ${dealerId}.`);
+  if (!dealer) throw problem('NOT_FOUND', messages.noDealerProfile(dealerId));
   /** The profile's ancestors, nearest first; a visited set guards against a cycle in bad data. */
   const ancestors = (id: string | null): string[] => {
     const chain: string[] = [];
@@ -82,5 +83,4 @@ export function moveImpact(
   };
 }
 
-const invalid = (path: string, message: string) =>
-  problem('VALIDATION_FAILED', `${path}: ${message}`, [{ path, message, code: 'invalid' }]);
+const invalid = (path: string, message: string) => fieldProblem('VALIDATION_FAILED', path, message);

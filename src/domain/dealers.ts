@@ -4,7 +4,8 @@ import type { Dealer, DealerInput, DealerStore } from '../store/dealers.js';
 import { DbError } from '../store/errors.js';
 import type { PartnerStore } from '../store/partners.js';
 import { moveImpact } from './dealer-moves.js';
-import { ProblemError, problem } from './errors.js';
+import { fieldProblem, ProblemError, problem } from './errors.js';
+import { messages } from './messages.js';
 
 type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
 export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefined };
@@ -12,18 +13,14 @@ export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefin
 /** How many location codes a dealers.imported entry names. */
 const IMPORT_CODES_RECORDED = 100;
 
-const invalid = (path: string, message: string) =>
-  problem('VALIDATION_FAILED', `${path}: ${message}`, [{ path, message, code: 'invalid' }]);
+const invalid = (path: string, message: string) => fieldProblem('VALIDATION_FAILED', path, message);
 
 /** Translates the rule a dealer write broke into what the operator did wrong. */
 function explain(error: unknown, locationCode: string | undefined): never {
   if (!(error instanceof DbError)) throw error;
   switch (error.failure) {
     case 'location-code-taken':
-      throw problem(
-        'CONFLICT',
-        `Location code "${locationCode}" is already in use (codes are case-insensitive).`,
-      );
+      throw problem('CONFLICT', messages.locationCodeInUse(String(locationCode)));
     case 'dealer-cycle':
       throw invalid('parentId', 'this parent would make the profile its own ancestor');
     case 'dealer-own-parent':

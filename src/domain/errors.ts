@@ -230,5 +230,9 @@ function issueCode(issue: z.core.$ZodIssue): string {
   return typeof own === 'string' ? own : issue.code;
 }
 
+/** A refusal about one field: "path: message", and the same as its one issue. */
+export const fieldProblem = (code: ProblemCode, path: string, message: string, issueCode = 'invalid') =>
+  problem(code, `${path}: ${message}`, [{ path, message, code: issueCode }]);
+
 export const notFound = (message: string) => problem('NOT_FOUND', message);
 export const profileForbidden = (message: string) => problem('PROFILE_FORBIDDEN', message);

@@ -137,6 +137,46 @@ export const messages = {
   malformedIfMatch: (sent: string) =>
     `If-Match is malformed: ${printableHeader(sent)} is not an entity tag. An entity tag is quoted: send the ETag exactly as you received it, quotes included (If-Match: "${printableHeader(sent.replace(/"/g, '').trim())}"); RFC 9110 allows "…" or W/"…", several separated by commas, or *.`,
 
+  /** A byte outside what a URL may hold unencoded: where it is (a 0-based character index). */
+  urlNotEncoded: (index: number) =>
+    `The URL has a character that is not percent-encoded at character ${index}: send the path and query as percent-encoded UTF-8.`,
+  /** A decoded path with a control character or the like: `what` names it. */
+  pathHasCharacter: (what: string, index: number) =>
+    `The path contains ${what} at character ${index}; no resource has one.`,
+  mergePatchIsForPatch: () =>
+    'application/merge-patch+json is for PATCH; send this body as Content-Type: application/json.',
+  notUtf8: (byteHex: string, at: number) =>
+    `The request body is not valid UTF-8: byte 0x${byteHex} at offset ${at} is not part of a UTF-8 character. Send the body encoded as UTF-8 (a Latin-1 or Windows-1252 export must be converted first).`,
+  /** `charset`: the declared one, already made printable. */
+  charsetNotUtf8: (charset: string) =>
+    `The body declares charset=${charset}; this API takes JSON in UTF-8 only. Send Content-Type: application/json (or with charset=utf-8) and the body encoded as UTF-8.`,
+  bodyShapeTooLarge: (where: string, what: string) =>
+    `The request body is too large in shape: ${where} ${what}.`,
+  hostHeaders: (count: number) =>
+    count === 0 ? 'The request has no Host header.' : 'The request has more than one Host header.',
+  bulkTakesNoIfMatch: () =>
+    'POST /listings/bulk-upsert takes no If-Match: it writes many listings, each as the feed has it. Nothing was written. Leave the header out, or write the listing with PUT or PATCH and If-Match.',
+  /** A bulk body of neither accepted form; `form` says which it was. */
+  bulkBodyForm: (form: 'empty' | 'no-items' | 'other') =>
+    form === 'empty'
+      ? 'No items: send a JSON array of listings or {"items": [...]}.'
+      : form === 'no-items'
+        ? 'No items: the object has no "items" array.'
+        : 'The body must be a JSON array of listings or an object {"items": [...]}.',
+  referenceRequired: () => 'externalReference is required.',
+  noConsoleFile: (file: string) => `No console file ${file}.`,
+  notReady: (why: string) => `Not ready: ${why}.`,
+  noFailedRequest: (requestId: string) =>
+    `No failed request with id "${requestId}" is on record. Only failed requests (4xx and 5xx) are kept, for a limited time; a request that succeeded has no record.`,
+  operatorNameTaken: (name: string) =>
+    `An operator token named "${name}" already exists; revoke it first or choose another name.`,
+  noLiveOperatorToken: (id: string) => `No live operator token ${id}.`,
+  noDealerProfile: (id: string) => `No dealer profile ${id}.`,
+  locationCodeInUse: (code: string) =>
+    `Location code "${code}" is already in use (codes are case-insensitive).`,
+  tooManyEndpoints: (max: number) =>
+    `A partner may have at most ${max} webhook endpoints; delete one you no longer use.`,
+
   /* The messages of single issues (a field's path goes before them). */
 
   /** A listing on offer (active or pending) has a price: docs/contract.md#price-rule. */
@@ -147,6 +187,12 @@ export const messages = {
   between: (min: number, max: number) => `must be between ${min} and ${max}`,
   positiveInteger: () => 'must be a positive integer',
   atMostTwoDecimals: () => 'must have at most 2 decimals',
+  unknownDealerProfiles: (ids: readonly string[]) => `unknown dealer profile ${ids.join(', ')}`,
+  sinceTooFarBack: (days: number) => `at most ${days} days back`,
+  /** A cursor given with another sort than the one cursors follow. */
+  cursorNeedsUpdatedAt: () => 'works with sort=updatedAt only',
+  notDeliveryCursor: () =>
+    "is not the cursor of a delivery of this endpoint; pass a delivery's cursor exactly as received",
   /** A word no value or alias of an enumeration matches (the first 50 characters of it). */
   notAllowed: (raw: string, allowed: readonly string[]) =>
     `"${raw.slice(0, 50)}" is not allowed; allowed: ${allowed.join(', ')}`,

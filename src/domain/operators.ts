@@ -3,6 +3,7 @@ import type { AuditContext, AuditStore } from '../store/audit.js';
 import type { Db } from '../store/db.js';
 import type { OperatorRecord, OperatorStore } from '../store/operators.js';
 import { problem } from './errors.js';
+import { messages } from './messages.js';
 import { hashSecret, safeEqual } from './secrets.js';
 
 /** Who is acting on the admin API: a named operator, or the bootstrap ADMIN_TOKEN. */
@@ -60,10 +61,7 @@ export function operatorAccess(deps: {
         return record;
       });
       if (!created) {
-        throw problem(
-          'CONFLICT',
-          `An operator token named "${name}" already exists; revoke it first or choose another name.`,
-        );
+        throw problem('CONFLICT', messages.operatorNameTaken(name));
       }
       return { ...created, token };
     },
@@ -80,7 +78,7 @@ export function operatorAccess(deps: {
           );
         return record;
       });
-      if (!revoked) throw problem('NOT_FOUND', `No live operator token ${id}.`);
+      if (!revoked) throw problem('NOT_FOUND', messages.noLiveOperatorToken(id));
       return revoked;
     },
   };

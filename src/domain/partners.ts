@@ -3,7 +3,8 @@ import type { Db } from '../store/db.js';
 import type { DealerStore } from '../store/dealers.js';
 import type { PartnerPatch, PartnerRecord, PartnerStore } from '../store/partners.js';
 import { DEFAULT_SCOPES, isScope } from './access.js';
-import { problem } from './errors.js';
+import { fieldProblem, problem } from './errors.js';
+import { messages } from './messages.js';
 import { generateSecret, hashSecret } from './secrets.js';
 import type {
   AccessInput,
@@ -27,17 +28,7 @@ async function checkRoots(deps: PartnerDeps, access: AccessInput | undefined): P
   const known = await deps.dealers.existing(access.rootProfileIds);
   const missing = access.rootProfileIds.filter((id) => !known.has(id));
   if (missing.length) {
-    throw problem(
-      'VALIDATION_FAILED',
-      `access.rootProfileIds: unknown dealer profile ${missing.join(', ')}`,
-      [
-        {
-          path: 'access.rootProfileIds',
-          message: `unknown dealer profile ${missing.join(', ')}`,
-          code: 'invalid',
-        },
-      ],
-    );
+    throw fieldProblem('VALIDATION_FAILED', 'access.rootProfileIds', messages.unknownDealerProfiles(missing));
   }
 }
 
@@ -99,9 +90,7 @@ async function updatePartner(
 ): Promise<PartnerView | undefined> {
   if (patch.disabledReason !== undefined && patch.disabled !== true) {
     const message = 'is only taken with disabled: true (why the partner is disabled)';
-    throw problem('VALIDATION_FAILED', `disabledReason: ${message}`, [
-      { path: 'disabledReason', message, code: 'custom' },
-    ]);
+    throw fieldProblem('VALIDATION_FAILED', 'disabledReason', message, 'custom');
   }
   await checkRoots(deps, patch.access);
   return deps.db.transaction(async (tx) => {

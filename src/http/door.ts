@@ -60,10 +60,7 @@ function assertOneHost(raw: IncomingMessage): void {
   let hosts = 0;
   for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
   if (hosts !== 1) {
-    throw problem(
-      'BAD_REQUEST',
-      hosts === 0 ? 'The request has no Host header.' : 'The request has more than one Host header.',
-    );
+    throw problem('BAD_REQUEST', messages.hostHeaders(hosts));
   }
 }
 

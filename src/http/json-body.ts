@@ -47,10 +47,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
       try {
         const type = request.headers['content-type'] ?? '';
         if (request.method !== 'PATCH' && /^\s*application\/merge-patch\+json/i.test(type)) {
-          throw problem(
-            'UNSUPPORTED_MEDIA_TYPE',
-            'application/merge-patch+json is for PATCH; send this body as Content-Type: application/json.',
-          );
+          throw problem('UNSUPPORTED_MEDIA_TYPE', messages.mergePatchIsForPatch());
         }
         done(null, parseJsonBody(type, body as Buffer));
       } catch (error) {
@@ -69,10 +66,7 @@ export function parseJsonBody(contentType: string | undefined, bytes: Buffer): u
   if (!isUtf8(body)) {
     const at = firstInvalidUtf8(body) + start;
     const byte = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
-    throw problem(
-      'INVALID_JSON',
-      `The request body is not valid UTF-8: byte 0x${byte} at offset ${at} is not part of a UTF-8 character. Send the body encoded as UTF-8 (a Latin-1 or Windows-1252 export must be converted first).`,
-    );
+    throw problem('INVALID_JSON', messages.notUtf8(byte, at));
   }
   const text = body.toString('utf8');
   if (text.trim() === '') return undefined;
@@ -91,10 +85,7 @@ function assertUtf8Charset(contentType: string | undefined): void {
   if (!match) return;
   const charset = match[2]!.toLowerCase();
   if (UTF8.has(charset)) return;
-  throw problem(
-    'UNSUPPORTED_MEDIA_TYPE',
-    `The body declares charset=${printable(match[2]!)}; this API takes JSON in UTF-8 only. Send Content-Type: application/json (or with charset=utf-8) and the body encoded as UTF-8.`,
-  );
+  throw problem('UNSUPPORTED_MEDIA_TYPE', messages.charsetNotUtf8(printable(match[2]!)));
 }
 
 /** The offset of the first byte that does not begin or continue a well-formed UTF-8 sequence. */
@@ -307,7 +298,7 @@ function pathOf(stack: Open[]): string {
 
 function tooMuch(path: string, what: string, code: string): ProblemError {
   const where = path === '' ? '(root)' : path.length > 200 ? `${path.slice(0, 200)}…` : path;
-  return problem('INVALID_BODY', `The request body is too large in shape: ${where} ${what}.`, [
+  return problem('INVALID_BODY', messages.bodyShapeTooLarge(where, what), [
     { path: where, message: what, code },
   ]);
 }

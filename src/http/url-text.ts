@@ -14,10 +14,7 @@ export function assertUrlText(url: string): void {
   const path = mark === -1 ? url : url.slice(0, mark);
   const outside = /[^\x21-\x7e]/.exec(url);
   if (outside) {
-    throw problem(
-      'BAD_REQUEST',
-      `The URL has a character that is not percent-encoded at character ${outside.index}: send the path and query as percent-encoded UTF-8.`,
-    );
+    throw problem('BAD_REQUEST', messages.urlNotEncoded(outside.index));
   }
   const decodedPath = decode(path, false);
   if (decodedPath === null) {
@@ -25,10 +22,7 @@ export function assertUrlText(url: string): void {
   }
   const inPath = unstorableAt(decodedPath);
   if (inPath) {
-    throw problem(
-      'BAD_REQUEST',
-      `The path contains ${inPath.what} at character ${inPath.index}; no resource has one.`,
-    );
+    throw problem('BAD_REQUEST', messages.pathHasCharacter(inPath.what, inPath.index));
   }
   if (mark === -1) return;
   const issues: Issue[] = [];

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { problem } from '../../domain/errors.js';
+import { messages } from '../../domain/messages.js';
 import { DOCS_CSP } from '../docs/index.js';
 
 /** Where the console's files are: console/ at the top of the repository (next to docs/). */
@@ -59,7 +60,7 @@ export const consolePages: FastifyPluginAsync = async (app) => {
   );
   const serve = (file: string, reply: FastifyReply) => {
     const asset = assets.get(file);
-    if (!asset) throw problem('NOT_FOUND', `No console file ${file}.`);
+    if (!asset) throw problem('NOT_FOUND', messages.noConsoleFile(file));
     return reply.headers({ ...headers, 'Content-Type': asset.type }).send(asset.body);
   };
   app.get<{ Params: { file: string } }>(

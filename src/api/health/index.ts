@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../domain/errors.js';
+import { messages } from '../../domain/messages.js';
 import type { Db } from '../../store/db.js';
 import { pendingMigrations } from '../../store/migrate.js';
 import { errorResponse } from '../schemas/responses.js';
@@ -18,7 +19,7 @@ export function healthRoutes(
 ): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
-    const notReady = (why: string) => problem('SERVICE_UNAVAILABLE', `Not ready: ${why}.`);
+    const notReady = (why: string) => problem('SERVICE_UNAVAILABLE', messages.notReady(why));
 
     app.get(
       '/healthz',

@@ -173,7 +173,7 @@ export function prepare(
     return problem(
       'INVALID_REFERENCE',
       item.reference === undefined || item.reference === null || item.reference === ''
-        ? 'externalReference is required.'
+        ? messages.referenceRequired()
         : messages.invalidReference(referenceRule),
     );
   }

@@ -4,7 +4,7 @@ import type { ListingFilter, ListingReadStore, Sort } from '../../store/listings
 import type { StoredListing } from '../../store/listings/rows.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, narrow } from '../access.js';
-import { type CursorCodec, filterParts, fingerprint } from '../cursor.js';
+import { type CursorCodec, filterParts, fingerprint, invalidCursor } from '../cursor.js';
 import { problem, profileForbidden } from '../errors.js';
 import { messages } from '../messages.js';
 
@@ -131,9 +131,7 @@ async function listingPage<T>(
   const print = fingerprint(filters);
   const parts = filterParts(filters);
   if (query.cursor !== undefined && !syncing) {
-    throw problem('INVALID_QUERY', 'cursor works with the updatedAt sort only.', [
-      { path: 'query.cursor', message: 'works with sort=updatedAt only', code: 'invalid_cursor' },
-    ]);
+    throw invalidCursor(messages.cursorNeedsUpdatedAt());
   }
   const after = query.cursor !== undefined ? deps.cursors.decode(query.cursor, print, parts) : null;
   const offset = query.cursor !== undefined ? 0 : (query.page - 1) * query.pageSize;

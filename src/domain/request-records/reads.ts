@@ -2,6 +2,7 @@ import type { FailureFilter, FailureRecord, RequestRecordStore } from '../../sto
 import { NO_PARTNER, noUsage, USAGE_COUNTS } from '../../store/request-records.js';
 import { type CursorCodec, fingerprint } from '../cursor.js';
 import { problem } from '../errors.js';
+import { messages } from '../messages.js';
 
 export const DEFAULT_RECORD_PAGE = 50;
 export const MAX_RECORD_PAGE = 200;
@@ -121,10 +122,7 @@ export function requestRecordReads(deps: {
     await deps.flush();
     const [found] = await deps.store.failures(filter, 1, null);
     if (!found) {
-      throw problem(
-        'NOT_FOUND',
-        `No failed request with id "${filter.requestId}" is on record. Only failed requests (4xx and 5xx) are kept, for a limited time; a request that succeeded has no record.`,
-      );
+      throw problem('NOT_FOUND', messages.noFailedRequest(String(filter.requestId)));
     }
     return found;
   }

@@ -12,7 +12,7 @@ import {
 } from '../../store/webhooks/index.js';
 import { type Access, assertInScope } from '../access.js';
 import type { CursorCodec, Position } from '../cursor.js';
-import { problem } from '../errors.js';
+import { fieldProblem, problem } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EndpointFilter } from '../shapes/webhooks.js';
 import { keptAnswer } from './answer.js';
@@ -100,17 +100,13 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
       const url = await checkTarget(input.url, deps.allowPrivate, deps.allowLoopback);
       const filter = await checkFilter(partner, input.filter);
       if ((await deps.store.countForPartner(partner.id)) >= MAX_ENDPOINTS_PER_PARTNER) {
-        throw problem(
-          'VALIDATION_FAILED',
-          `A partner may have at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one you no longer use.`,
-          [
-            {
-              path: '(root)',
-              message: `at most ${MAX_ENDPOINTS_PER_PARTNER} endpoints`,
-              code: 'too_many_endpoints',
-            },
-          ],
-        );
+        throw problem('VALIDATION_FAILED', messages.tooManyEndpoints(MAX_ENDPOINTS_PER_PARTNER), [
+          {
+            path: '(root)',
+            message: `at most ${MAX_ENDPOINTS_PER_PARTNER} endpoints`,
+            code: 'too_many_endpoints',
+          },
+        ]);
       }
       // It starts at the commit horizon: every change committed after this answer is delivered
       // (and a few from just before it, which is harmless: deliveries are at least once).
@@ -250,11 +246,7 @@ function decodeCursor(cursors: CursorCodec, cursor: string, endpointId: string):
     // Decoding failed: malformed, altered, or another endpoint's (its fingerprint differs).
   }
   if (!position) {
-    const message =
-      "is not the cursor of a delivery of this endpoint; pass a delivery's cursor exactly as received";
-    throw problem('VALIDATION_FAILED', `cursor: ${message}`, [
-      { path: 'cursor', message, code: 'invalid_cursor' },
-    ]);
+    throw fieldProblem('VALIDATION_FAILED', 'cursor', messages.notDeliveryCursor(), 'invalid_cursor');
   }
   return position;
 }

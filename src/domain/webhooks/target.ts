@@ -5,12 +5,11 @@ import {
   isLoopbackAddress,
   resolveHost,
 } from '../../outbound/addresses.js';
-import { problem } from '../errors.js';
+import { fieldProblem, problem } from '../errors.js';
 
 export const MAX_URL_LENGTH = 2048;
 
-const refuse = (message: string, code: string) =>
-  problem('VALIDATION_FAILED', `url: ${message}`, [{ path: 'url', message, code }]);
+const refuse = (message: string, code: string) => fieldProblem('VALIDATION_FAILED', 'url', message, code);
 
 /**
  * Checks an endpoint URL when it is saved: https, no credentials or fragment, and a host whose

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problem } from '../../../domain/errors.js';
+import { fieldProblem, problem } from '../../../domain/errors.js';
+import { messages } from '../../../domain/messages.js';
 import {
   MAX_SINCE_DAYS,
   type RequestRecordReads,
@@ -96,9 +97,12 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
       async (request) => {
         const { since } = request.query;
         if (since && since.getTime() < Date.now() - MAX_SINCE_DAYS * 86_400_000) {
-          throw problem('INVALID_QUERY', `query.since: at most ${MAX_SINCE_DAYS} days back`, [
-            { path: 'query.since', message: `at most ${MAX_SINCE_DAYS} days back`, code: 'too_small' },
-          ]);
+          throw fieldProblem(
+            'INVALID_QUERY',
+            'query.since',
+            messages.sinceTooFarBack(MAX_SINCE_DAYS),
+            'too_small',
+          );
         }
         return {
           data: await records.usage(

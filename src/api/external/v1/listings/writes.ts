@@ -201,10 +201,7 @@ export function listingWriteRoutes(
         // Bulk takes no preconditions (docs/api.md says why); a header that cannot be honoured is
         // refused rather than ignored, so nobody believes a batch was written conditionally.
         if (request.headers['if-match'] !== undefined) {
-          throw problem(
-            'PRECONDITION_FAILED',
-            'POST /listings/bulk-upsert takes no If-Match: it writes many listings, each as the feed has it. Nothing was written. Leave the header out, or write the listing with PUT or PATCH and If-Match.',
-          );
+          throw problem('PRECONDITION_FAILED', messages.bulkTakesNoIfMatch());
         }
         const items = bulkItems(request.body);
         const dryRun = request.query.dryRun ?? false;
@@ -318,18 +315,17 @@ function countBulkOutcomes(
 
 /** The bulk body: a JSON array of listings, or {items: [...]}. */
 function bulkItems(body: unknown): unknown[] {
-  if (body === undefined)
-    throw problem('EMPTY_PAYLOAD', 'No items: send a JSON array of listings or {"items": [...]}.');
+  if (body === undefined) throw problem('EMPTY_PAYLOAD', messages.bulkBodyForm('empty'));
   const items = Array.isArray(body)
     ? body
     : body !== null && typeof body === 'object'
       ? (body as { items?: unknown }).items
       : undefined;
   if (items === undefined && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    throw problem('EMPTY_PAYLOAD', 'No items: the object has no "items" array.');
+    throw problem('EMPTY_PAYLOAD', messages.bulkBodyForm('no-items'));
   }
   if (!Array.isArray(items)) {
-    throw problem('INVALID_BODY', 'The body must be a JSON array of listings or an object {"items": [...]}.');
+    throw problem('INVALID_BODY', messages.bulkBodyForm('other'));
   }
   // {"items": [...], "dryRun": true} must not quietly write for real: the wrapper has one field.
   if (!Array.isArray(body)) {
