@@ -32,11 +32,6 @@ import { webhookStore } from './store/webhooks/index.js';
 
 /** How often an instance looks for endpoints with changes to deliver. */
 const WEBHOOK_POLL_MS = 200;
-/**
- * How often an instance writes the request records it holds. Often, so each write is small: once
- * a second, the write of a second's failures put ~14 ms on the p99 of the requests it met (200/s).
- */
-const REQUEST_RECORDS_FLUSH_MS = 200;
 
 /**
  * The composition root: every use case built once, over exactly the stores and settings it
@@ -91,7 +86,6 @@ export function compose(
     options: {
       retentionDays: config.REQUEST_RECORDS_RETENTION_DAYS,
       failuresPerMinute: config.REQUEST_RECORDS_PER_MINUTE,
-      flushMs: REQUEST_RECORDS_FLUSH_MS,
       maxBuffered: 20_000,
     },
   });
@@ -135,7 +129,7 @@ export function compose(
       adminToken: options.adminToken ?? randomBytes(32).toString('hex'),
     }),
     auditLog: { list: audit.list.bind(audit) },
-    /** Keeps failed requests and per-partner usage (the app records, starts and stops it). */
+    /** Keeps failed requests and per-partner usage (written by background/request-records.ts). */
     requestRecorder: recorder,
     requestRecords: requestRecordReads({ store: records, flush: recorder.flush, cursors }),
     webhooks: webhookAdmin({

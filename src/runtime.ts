@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { type App, buildApp, httpsRequired } from './app.js';
+import { requestRecordsLoop } from './background/request-records.js';
 import { compose, type UseCases } from './compose.js';
 import { type Config, ConfigError } from './config.js';
 import { ACCESS_CHANNEL } from './domain/access-cache.js';
@@ -117,6 +118,8 @@ export async function start(
       logger,
       ...(options.now ? { now: options.now } : {}),
     });
+    const recording = requestRecordsLoop(useCases.requestRecorder);
+    await recording.start();
     const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
     const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }), {
       observe(outcome) {
@@ -162,6 +165,7 @@ export async function start(
           // Deliveries in flight finish (each within WEBHOOK_TIMEOUT_MS) and release their leases.
           await dispatcher.stop();
           await maintenance?.stop();
+          await recording.stop();
           await app.close();
           await publisher?.stop();
           await stopListening?.();

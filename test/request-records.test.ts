@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
+import { requestRecordsLoop } from '../src/background/request-records.js';
 import { requestRecorder } from '../src/domain/request-records/recorder.js';
 import { DbError } from '../src/store/errors.js';
 import { requestRecordStore } from '../src/store/request-records.js';
@@ -487,7 +488,7 @@ describe('request records: the operator view, usage and metrics', () => {
     const later = requestRecorder({
       store,
       logger: app.running.app.log as never,
-      options: { retentionDays: 7, failuresPerMinute: 10, flushMs: 60_000, maxBuffered: 10 },
+      options: { retentionDays: 7, failuresPerMinute: 10, maxBuffered: 10 },
       now: () => Date.now() + 8 * 86_400_000,
     });
     await later.flush();
@@ -561,22 +562,20 @@ describe('request records: limits and failures of the recorder', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const store = requestRecordStore(app.running.db);
-    let writes = 0;
+    /** When each write was tried (ms, performance.now()). */
+    let tries: number[] = [];
     const counted = {
       write: (...args: Parameters<typeof store.write>) => {
-        writes++;
+        tries.push(performance.now());
         return store.write(...args);
       },
       deleteBefore: store.deleteBefore,
     };
     const trouble = { setAside: 0, writeFailed: 0, dropped: 0 };
-    // Still unless the test moves it: the back-off is counted on it, not on the time that passes.
-    let clockMs = Date.now();
     const recorder = requestRecorder({
       store: counted,
       logger,
-      options: { retentionDays: 7, failuresPerMinute: 100, flushMs: 10, maxBuffered: 100 },
-      now: () => clockMs,
+      options: { retentionDays: 7, failuresPerMinute: 100, maxBuffered: 100 },
     });
     recorder.onTrouble({
       setAside: (n) => {
@@ -611,37 +610,26 @@ describe('request records: limits and failures of the recorder', () => {
       assert.equal(lines.filter((l) => /request record set aside/.test(l)).length, 1);
       assert.match(lines.find((l) => /set aside/.test(l))!, new RegExp(ids[3]!));
 
-      // A database that takes nothing: the batch waits, tries are spaced out (10, 20, 40 ms of
-      // the recorder's clock, which the test moves), said once. The timer ticks every 10 ms.
+      // A database that takes nothing: the batch waits, the flush loop's tries are spaced out
+      // (200, 400, 800 ms: its back-off without jitter), the failure said once.
       await app.running.db.exec('hide', 'ALTER TABLE request_failures RENAME TO request_failures_hidden');
       const waiting = unique('waiting');
       recorder.record(answered(waiting, 400));
-      writes = 0;
-      recorder.start();
-      const tries = (n: number) =>
-        eventually(
-          () => writes === n,
-          () => `tries: ${writes}, expected ${n}`,
+      tries = [];
+      const flushing = requestRecordsLoop(recorder, { random: () => 0 });
+      await flushing.start();
+      await eventually(
+        () => tries.length >= 4,
+        () => `tries: ${tries.length}, expected 4`,
+      );
+      await flushing.stop(); // its last write fails too
+      const gaps = tries.slice(1, 4).map((at, i) => at - tries[i]!);
+      for (const [i, waitMs] of [200, 400, 800].entries())
+        assert.ok(
+          gaps[i]! >= waitMs - 2,
+          `try ${i + 2} came ${gaps[i]} ms after the one before, not ${waitMs}`,
         );
-      /** Ten ticks of the timer pass with the clock still: no try is due. */
-      const noTry = async (n: number) => {
-        await new Promise((r) => setTimeout(r, 100));
-        assert.equal(writes, n, 'a try before its back-off was over');
-      };
-      await tries(1);
-      await noTry(1);
-      for (const [n, waitMs] of [
-        [2, 10],
-        [3, 20],
-        [4, 40],
-      ] as const) {
-        clockMs += waitMs - 1;
-        await noTry(n - 1);
-        clockMs += 1;
-        await tries(n);
-      }
-      recorder.stop().catch(() => {});
-      assert.equal(trouble.writeFailed, 4);
+      assert.equal(trouble.writeFailed, tries.length, 'each try failed, and was counted');
       assert.equal(lines.filter((l) => /request records not written yet/.test(l)).length, 1);
       await app.running.db.exec('show', 'ALTER TABLE request_failures_hidden RENAME TO request_failures');
       await recorder.flush();
@@ -676,7 +664,7 @@ describe('request records: limits and failures of the recorder', () => {
     const recorder = requestRecorder({
       store: failing,
       logger,
-      options: { retentionDays: 7, failuresPerMinute: 100, flushMs: 10, maxBuffered: 100 },
+      options: { retentionDays: 7, failuresPerMinute: 100, maxBuffered: 100 },
     });
     recorder.onTrouble({
       setAside: (n) => {

@@ -35,8 +35,7 @@ export function registerPartnerRecords(
     setAside: (n) => metrics.requestRecordsSetAside.inc(n),
     writeFailed: () => metrics.requestRecordWriteFailures.inc(),
   });
-  recorder.start();
-  app.addHook('onClose', () => recorder.stop());
+  // Written by a loop of its own (background/request-records.ts), started and stopped by runtime.ts.
 
   // The info series of each partner id carries its current name: a rename replaces the series
   // (two with value 1 would make every join on the partner label ambiguous).

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Logger } from 'pino';
+import { REQUEST_RECORDS_FLUSH_MS, requestRecordsLoop } from '../../src/background/request-records.js';
 import { type AnsweredRequest, requestRecorder } from '../../src/domain/request-records/recorder.js';
 import { DbError } from '../../src/store/errors.js';
 import { type FailureInput, NO_PARTNER, type UsageInput } from '../../src/store/request-records.js';
 
 // The request recorder (docs/operations.md): per-minute counts, failures kept up to a limit per
-// partner and minute, text made safe, retention, and the back-off after failed writes. An
+// partner and minute, text made safe, retention, and the back-off of its loop after failed writes. An
 // in-memory store and an explicit clock; no database.
 
 const T0 = Date.parse('2026-11-26T10:00:00.000Z');
@@ -38,7 +39,7 @@ function harness(options: Partial<Parameters<typeof requestRecorder>[0]['options
       },
     },
     logger,
-    options: { retentionDays: 7, failuresPerMinute: 1000, flushMs: 1000, maxBuffered: 10_000, ...options },
+    options: { retentionDays: 7, failuresPerMinute: 1000, maxBuffered: 10_000, ...options },
     now: () => clock.now,
   });
   recorder.onTrouble({
@@ -404,39 +405,37 @@ test('an outage while a refused batch is halved puts every part not yet written 
   assert.equal(h.trouble.setAside, 0);
 });
 
-test('after failed writes the timer waits: the flush interval, doubling, at most 30 s', async (t) => {
-  t.mock.timers.enable({ apis: ['setInterval'] });
-  const h = harness({ flushMs: 1000 });
+test('after failed writes the flush loop waits: the flush interval, doubling, at most 30 s', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const h = harness();
   h.refuseWith(() => new Error('down'));
   h.recorder.record(answered());
-  h.recorder.start();
+  // No jitter: the waits are the back-off's own steps.
+  const flushing = requestRecordsLoop(h.recorder, { random: () => 0 });
+  await flushing.start();
   const settle = async () => {
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   };
-  /** Sets the clock, lets the interval fire once, and says whether a write was tried. */
-  const fireAt = async (at: number) => {
-    h.clock.now = at;
+  /** Moves the timers on by `ms` and says whether a write was tried meanwhile. */
+  const triedAfter = async (ms: number) => {
     const before = h.attempts.length;
-    t.mock.timers.tick(1000);
+    t.mock.timers.tick(ms);
     await settle();
     return h.attempts.length > before;
   };
-  let at = T0;
-  assert.equal(await fireAt(at), true, 'the first write is tried');
-  for (const wait of [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]) {
-    assert.equal(await fireAt(at + wait - 1), false, `not before ${wait} ms`);
-    assert.equal(await fireAt(at + wait), true, `after ${wait} ms`);
-    at += wait;
+  assert.equal(await triedAfter(REQUEST_RECORDS_FLUSH_MS), true, 'the first write is tried');
+  for (const wait of [200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000]) {
+    assert.equal(await triedAfter(wait - 1), false, `not before ${wait} ms`);
+    assert.equal(await triedAfter(1), true, `after ${wait} ms`);
   }
   h.refuseWith(() => undefined);
-  assert.equal(await fireAt(at + 30_000), true);
+  assert.equal(await triedAfter(30_000), true);
   assert.equal(h.failures().length, 1);
   // A success resets the back-off: the next failure waits the flush interval again.
   h.refuseWith(() => new Error('down'));
   h.recorder.record(answered());
-  at += 30_000;
-  assert.equal(await fireAt(at + 1), true);
-  assert.equal(await fireAt(at + 1000), false);
-  assert.equal(await fireAt(at + 1001), true);
-  await h.recorder.stop();
+  assert.equal(await triedAfter(REQUEST_RECORDS_FLUSH_MS), true);
+  assert.equal(await triedAfter(REQUEST_RECORDS_FLUSH_MS - 1), false);
+  assert.equal(await triedAfter(1), true);
+  await flushing.stop();
 });

@@ -34,7 +34,6 @@ interface RecorderOptions {
   retentionDays: number;
   /** Failures kept one by one per partner and minute (and instance); the rest are counted only. */
   failuresPerMinute: number;
-  flushMs: number;
   /** Records held while the database is unreachable; past it they are dropped and counted. */
   maxBuffered: number;
 }
@@ -42,8 +41,6 @@ interface RecorderOptions {
 const FIRST_ISSUES = 10;
 const RETENTION_EVERY_MS = 10 * 60_000;
 const RETENTION_BATCH = 10_000;
-/** After a failed write the next waits longer each time, up to this; a success resets it. */
-const MAX_BACKOFF_MS = 30_000;
 
 /** What an operator is told of records that could not be written (metrics, docs/operations.md). */
 interface RecorderTrouble {
@@ -57,8 +54,9 @@ interface RecorderTrouble {
 
 /**
  * Keeps every failed partner request and per-minute counts per partner, off the request path:
- * `record` only appends to memory; a timer writes the batch in two statements. A slow or failing
- * database never slows or fails a request: the batch waits (bounded) and is tried again.
+ * `record` only appends to memory; a loop (background/request-records.ts) writes the batch in two
+ * statements. A slow or failing database never slows or fails a request: the batch waits
+ * (bounded) and is tried again after the loop's back-off.
  */
 export function requestRecorder(deps: {
   store: Pick<RequestRecordStore, 'write' | 'deleteBefore'>;
@@ -70,9 +68,6 @@ export function requestRecorder(deps: {
   /** Told of records dropped, set aside, and failed writes (the app counts them in metrics). */
   let trouble: RecorderTrouble = { dropped() {}, writeFailed() {}, setAside() {} };
   const dropped = (n: number) => trouble.dropped(n);
-  /** Waiting after failed writes: no write is tried before `retryAt`. */
-  let backoffMs = 0;
-  let retryAt = 0;
   /** The cause last logged: a failure is logged when its cause changes, not at every try. */
   let lastCause: string | null = null;
   const now = deps.now ?? Date.now;
@@ -81,7 +76,6 @@ export function requestRecorder(deps: {
   /** Failures kept this minute per partner (the per-minute limit). */
   let keptThisMinute = new Map<string, number>();
   let minuteOfKept = 0;
-  let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | undefined;
   let lastRetention = 0;
 
@@ -230,8 +224,8 @@ export function requestRecorder(deps: {
     while ((await deps.store.deleteBefore(cutoff, RETENTION_BATCH)) === RETENTION_BATCH) {}
   }
 
-  async function write(force = false): Promise<void> {
-    if (!force && now() < retryAt) return;
+  /** Rejects when the database did not take the batch (kept for the next write). */
+  async function write(): Promise<void> {
     try {
       if (failures.length || usage.size) await writeBatch();
       if (now() - lastRetention >= RETENTION_EVERY_MS) {
@@ -239,57 +233,47 @@ export function requestRecorder(deps: {
         await enforceRetention();
       }
       if (lastCause !== null) deps.logger.info('request records are written again');
-      backoffMs = 0;
-      retryAt = 0;
       lastCause = null;
     } catch (error) {
       trouble.writeFailed();
-      // Doubling from the flush interval: a database that refuses is not asked five times a second.
-      backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(options.flushMs, backoffMs * 2));
-      retryAt = now() + backoffMs;
       const cause = causeOf(error);
       if (cause !== lastCause) {
-        deps.logger.warn(
-          { err: error, buffered: failures.length, retryInMs: backoffMs },
-          'request records not written yet',
-        );
+        deps.logger.warn({ err: error, buffered: failures.length }, 'request records not written yet');
         lastCause = cause;
       }
+      throw error;
     }
   }
 
-  /** Writes what is buffered, one write at a time; retention runs every ten minutes. */
-  function tick(force = false): Promise<void> {
+  /**
+   * Writes what is buffered, one write at a time; retention runs every ten minutes. Rejects when
+   * the write failed: the flush loop then backs off.
+   */
+  function pass(): Promise<void> {
     // Cleared in a callback, never inside write(): a write that finishes at once must not leave
-    // `flushing` set to its settled promise (every later tick would then return it and write nothing).
-    flushing ??= write(force).finally(() => {
+    // `flushing` set to its settled promise (every later pass would then return it and write nothing).
+    flushing ??= write().finally(() => {
       flushing = undefined;
     });
     return flushing;
   }
 
-  /** Writes everything recorded so far (after a write already under way). */
+  /**
+   * Writes everything recorded so far (after a write already under way), whatever the loop's
+   * back-off. Never rejects: a failed write is logged and counted, and its records wait.
+   */
   async function flush(): Promise<void> {
-    await flushing;
-    await tick(true);
+    await flushing?.catch(() => {});
+    await pass().catch(() => {});
   }
 
   return {
     record,
     flush,
+    pass,
     /** Where dropped and set-aside records and failed writes are told (the app's metrics). */
     onTrouble(listener: RecorderTrouble): void {
       trouble = listener;
-    },
-    start(): void {
-      timer ??= setInterval(() => void tick(), options.flushMs);
-      timer.unref();
-    },
-    /** Stops the timer and writes what is left. */
-    async stop(): Promise<void> {
-      clearInterval(timer);
-      timer = undefined;
-      await flush();
     },
   };
 }
