@@ -17,6 +17,11 @@ export interface Caller {
   key: KeyState;
   /** Which secret exactly (a prefix of its hash): after a rotation, "current" is another secret. */
   secretId?: string;
+  /**
+   * The partner's last rotation as this request saw it (null: none): with `key`, which secret the
+   * request sent, exact to the request (the console's "moved" verdict, domain/rotation.ts).
+   */
+  rotatedAt?: string | null;
 }
 
 /** A 401 of partner authentication, with the reason (and the partner) kept for metrics and logs. */
@@ -78,7 +83,12 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     if (!found) throw new AuthFailure('unknown', NOT_RECOGNIZED);
     // Which secret it is depends on the time: a previous one retires when its grace period ends.
     const key = keyState(found.expiresAt);
-    const caller = { partnerId: found.record.id, key, secretId: hash.toString('hex').slice(0, 16) };
+    const caller = {
+      partnerId: found.record.id,
+      key,
+      secretId: hash.toString('hex').slice(0, 16),
+      rotatedAt: found.record.secretRotatedAt,
+    };
     if (key === 'retired') throw new AuthFailure('retired', NOT_RECOGNIZED, caller);
     if (found.record.disabled) throw new AuthFailure('disabled', NOT_RECOGNIZED, caller);
     return { record: found.record, caller };

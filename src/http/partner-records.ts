@@ -56,6 +56,7 @@ export function registerPartnerRecords(
       requestId: request.id,
       partnerId,
       key: request.caller?.key ?? null,
+      rotatedAt: request.caller?.rotatedAt ?? null,
       method: request.method,
       route: partnerApi.routeName(route, request.url),
       listing: listingOf(route, request.params),

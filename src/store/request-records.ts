@@ -49,6 +49,22 @@ export interface UsageInput extends UsageCounts {
   minute: string;
 }
 
+/**
+ * Requests of one partner authenticated with one state of its secrets since one rotation (the
+ * partner's secretRotatedAt then; null: before any): how many, and the first and last of them.
+ */
+export interface KeyUseInput {
+  partnerId: string;
+  rotatedAt: string | null;
+  key: KeyState;
+  requests: number;
+  firstAt: string;
+  lastAt: string;
+}
+
+/** A partner's key use as kept (store/partners.ts reads the same rows for "last used"). */
+export interface KeyUseRecord extends Omit<KeyUseInput, 'partnerId'> {}
+
 export interface FailureFilter {
   /** undefined: every partner's (the operator's view); null: requests with no partner. */
   partnerId?: string | null;
@@ -91,14 +107,25 @@ function toFailure(row: Record<string, unknown>): FailureRecord {
 export function requestRecordStore(db: Queryable) {
   return {
     /**
-     * One statement, one round trip, for a whole batch: the failures inserted and the minute counts
-     * added to what other instances (or earlier batches) counted. Both land or neither.
+     * One statement, one round trip, for a whole batch: the failures inserted, the minute counts
+     * and the key use added to what other instances (or earlier batches) counted. All land or none.
      */
-    async write(failures: FailureInput[], usage: UsageInput[]): Promise<void> {
-      if (!failures.length && !usage.length) return;
+    async write(failures: FailureInput[], usage: UsageInput[], keyUse: KeyUseInput[] = []): Promise<void> {
+      if (!failures.length && !usage.length && !keyUse.length) return;
       await db.query(
         'WriteRequestRecords',
-        `WITH failures AS (
+        `WITH keys AS (
+           INSERT INTO partner_key_use AS k (partner_id, rotated_at, key, requests, first_at, last_at)
+           SELECT r."partnerId", coalesce(r."rotatedAt", '-infinity'), r.key, r.requests, r."firstAt", r."lastAt"
+           FROM jsonb_to_recordset($3::jsonb) AS r("partnerId" uuid, "rotatedAt" timestamptz, key text,
+             requests bigint, "firstAt" timestamptz, "lastAt" timestamptz)
+           ON CONFLICT (partner_id, rotated_at, key) DO UPDATE SET
+             requests = k.requests + excluded.requests,
+             first_at = least(k.first_at, excluded.first_at),
+             last_at = greatest(k.last_at, excluded.last_at)
+           RETURNING 1
+         ),
+         failures AS (
            INSERT INTO request_failures
              (at, request_id, partner_id, key, method, route, listing, status, code, message, issues, issue_count,
               duration_ms)
@@ -129,8 +156,58 @@ export function requestRecordStore(db: Queryable) {
            failures_not_kept = u.failures_not_kept + excluded.failures_not_kept,
            previous_key_requests = u.previous_key_requests + excluded.previous_key_requests,
            retired_key_requests = u.retired_key_requests + excluded.retired_key_requests`,
-        [JSON.stringify(failures), JSON.stringify(usage)],
+        [JSON.stringify(failures), JSON.stringify(usage), JSON.stringify(keyUse)],
       );
+    },
+
+    /**
+     * The key use of some partners, by rotation and secret state (their latest rotation's rows
+     * say whether each moved to its new secret: domain/rotation.ts).
+     */
+    async keyUse(partnerIds: string[]): Promise<Map<string, KeyUseRecord[]>> {
+      const out = new Map<string, KeyUseRecord[]>();
+      if (!partnerIds.length) return out;
+      const rows = await db.query(
+        'PartnerKeyUse',
+        `SELECT partner_id, CASE WHEN rotated_at = '-infinity' THEN NULL ELSE rotated_at END AS rotated_at,
+                key, requests, first_at, last_at
+         FROM partner_key_use WHERE partner_id = ANY($1::uuid[]) ORDER BY partner_id, rotated_at, key`,
+        [partnerIds],
+      );
+      for (const row of rows) {
+        const list = out.get(row.partner_id as string) ?? [];
+        list.push({
+          rotatedAt: row.rotated_at ? (row.rotated_at as Date).toISOString() : null,
+          key: row.key as KeyState,
+          requests: Number(row.requests),
+          firstAt: (row.first_at as Date).toISOString(),
+          lastAt: (row.last_at as Date).toISOString(),
+        });
+        out.set(row.partner_id as string, list);
+      }
+      return out;
+    },
+
+    /**
+     * Per partner since a time: requests, errors, and requests with a retired secret (with the
+     * minute of the last of them): what the overview's "needs attention" reads.
+     */
+    async perPartner(since: string) {
+      const rows = await db.query(
+        'UsagePerPartner',
+        `SELECT partner_id, sum(requests)::bigint AS requests, sum(client_errors)::bigint AS client_errors,
+                sum(server_errors)::bigint AS server_errors, sum(retired_key_requests)::bigint AS retired,
+                max(minute) FILTER (WHERE retired_key_requests > 0) AS last_retired
+         FROM partner_usage WHERE minute >= $1::timestamptz AND partner_id <> $2 GROUP BY partner_id`,
+        [since, NO_PARTNER],
+      );
+      return rows.map((row) => ({
+        partnerId: row.partner_id as string,
+        requests: Number(row.requests),
+        errors: Number(row.client_errors) + Number(row.server_errors),
+        retiredKeyRequests: Number(row.retired),
+        lastRetiredMinute: row.last_retired ? (row.last_retired as Date).toISOString() : null,
+      }));
     },
 
     /** Newest first, after (older than) the row id `before`. */
@@ -273,6 +350,9 @@ export function requestRecordStore(db: Queryable) {
         [cutoff, limit],
       );
       await db.query('DeleteOldPartnerUsage', 'DELETE FROM partner_usage WHERE minute < $1::timestamptz', [
+        cutoff,
+      ]);
+      await db.query('DeleteOldKeyUse', 'DELETE FROM partner_key_use WHERE last_at < $1::timestamptz', [
         cutoff,
       ]);
       return Number(failures[0]?.n ?? 0);

@@ -3,6 +3,7 @@ import { DbError } from '../../store/errors.js';
 import {
   type FailureInput,
   type KeyState,
+  type KeyUseInput,
   NO_PARTNER,
   noUsage,
   type RequestRecordStore,
@@ -17,6 +18,8 @@ export interface AnsweredRequest {
   requestId: string;
   partnerId: string | null;
   key: KeyState | null;
+  /** The partner's secretRotatedAt when the secret was checked: its key use is counted under it. */
+  rotatedAt?: string | null | undefined;
   method: string;
   /** The route pattern as the OpenAPI document writes it (`/listings/{listing}`). */
   route: string;
@@ -73,6 +76,8 @@ export function requestRecorder(deps: {
   const now = deps.now ?? Date.now;
   let failures: FailureInput[] = [];
   let usage = new Map<string, UsageInput>();
+  /** Requests per partner, rotation and secret state, exact to the request (migration 015). */
+  let keyUse = new Map<string, KeyUseInput>();
   /** Failures kept this minute per partner (the per-minute limit). */
   let keptThisMinute = new Map<string, number>();
   let minuteOfKept = 0;
@@ -89,6 +94,18 @@ export function requestRecorder(deps: {
     return entry;
   }
 
+  /** Requests with one state of a partner's secrets under one rotation, added to those held. */
+  function useKey(use: KeyUseInput): void {
+    const id = `${use.partnerId}|${use.rotatedAt}|${use.key}`;
+    const entry = keyUse.get(id);
+    if (!entry) keyUse.set(id, { ...use });
+    else {
+      entry.requests += use.requests;
+      if (use.firstAt < entry.firstAt) entry.firstAt = use.firstAt;
+      if (use.lastAt > entry.lastAt) entry.lastAt = use.lastAt;
+    }
+  }
+
   function record(answered: AnsweredRequest): void {
     if (options.retentionDays === 0) return;
     const at = now();
@@ -96,6 +113,18 @@ export function requestRecorder(deps: {
     const partner = answered.partnerId ?? NO_PARTNER;
     const counts = usageOf(partner, minute);
     counts.requests++;
+    if (answered.partnerId && answered.key) {
+      const arrived = new Date(at - answered.durationMs).toISOString();
+      const { partnerId, key } = answered;
+      useKey({
+        partnerId,
+        rotatedAt: answered.rotatedAt ?? null,
+        key,
+        requests: 1,
+        firstAt: arrived,
+        lastAt: arrived,
+      });
+    }
     // Which secret: during a rotation's grace the console compares the previous secret's count
     // with the rest (the current secret's) to tell whether the partner moved.
     if (answered.key === 'previous') counts.previousKeyRequests++;
@@ -147,10 +176,12 @@ export function requestRecorder(deps: {
   async function writeBatch(): Promise<void> {
     const batch = failures;
     const counts = [...usage.values()];
+    const uses = [...keyUse.values()];
     failures = [];
     usage = new Map();
+    keyUse = new Map();
     try {
-      await deps.store.write(batch, counts);
+      await deps.store.write(batch, counts, uses);
       return;
     } catch (error) {
       // The database is there but refused the batch: one record it cannot take must not hold up
@@ -158,13 +189,14 @@ export function requestRecorder(deps: {
       // the counts alone fail too, the database is not taking anything: all waits for the next try.
       const refusedAlone =
         isRecordRefusal(error) &&
-        (await deps.store.write([], counts).then(
+        (await deps.store.write([], counts, uses).then(
           () => true,
           () => false,
         ));
       if (!refusedAlone) {
         putBack(batch);
         mergeBack(counts);
+        for (const use of uses) useKey(use);
         throw error;
       }
     }
