@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import type { RequestRecorder } from './domain/request-records/recorder.js';
 import { callerAttribution } from './http/auth.js';
 import { answerClientError, answerFrameworkError } from './http/client-error.js';
+import { registerCompression } from './http/compression.js';
 import { registerDoor } from './http/door.js';
 import { registerErrorHandling } from './http/errors.js';
 import { httpsServerFactory } from './http/https-server.js';
@@ -140,6 +141,7 @@ export async function buildApp({ config, useCases, databases, tls, logger, now }
     outages,
   );
   registerMethodNotAllowed(app as unknown as FastifyInstance);
+  await registerCompression(app as unknown as FastifyInstance);
   await registerOpenApi(app as unknown as FastifyInstance);
   await app.register(healthRoutes(databases, door.draining));
   await app.register(openApiRoutes);

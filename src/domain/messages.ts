@@ -150,6 +150,9 @@ export const messages = {
   /** `charset`: the declared one, already made printable. */
   charsetNotUtf8: (charset: string) =>
     `The body declares charset=${charset}; this API takes JSON in UTF-8 only. Send Content-Type: application/json (or with charset=utf-8) and the body encoded as UTF-8.`,
+  /** `encoding`: the request's Content-Encoding, already made printable. */
+  compressedBody: (encoding: string) =>
+    `The request body is sent with Content-Encoding: ${encoding}; this API takes request bodies uncompressed. Send the body without Content-Encoding (answers are compressed when you send Accept-Encoding).`,
   bodyShapeTooLarge: (where: string, what: string) =>
     `The request body is too large in shape: ${where} ${what}.`,
   hostHeaders: (count: number) =>

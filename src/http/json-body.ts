@@ -9,6 +9,7 @@ import { messages } from '../domain/messages.js';
  * route sees it (docs/contract.md#bodies-and-media-types, #text). In order, each refusal before the
  * costlier work after it:
  *
+ * 0. a Content-Encoding (gzip, …): 415, bodies are taken uncompressed;
  * 1. a charset other than UTF-8 declared: 415 naming it (Latin-1 read as UTF-8 turned `Citroën`
  *    into `Citro\uFFFDn` without a word);
  * 2. bytes that are not UTF-8: 400 INVALID_JSON naming the byte offset, never a U+FFFD put in;
@@ -46,6 +47,11 @@ export function registerJsonBodies(app: FastifyInstance): void {
     (request, body, done) => {
       try {
         const type = request.headers['content-type'] ?? '';
+        // Compressed bytes read as JSON would be refused as "not UTF-8", which misleads.
+        const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+        if (encoding && encoding !== 'identity') {
+          throw problem('UNSUPPORTED_MEDIA_TYPE', messages.compressedBody(printable(encoding)));
+        }
         if (request.method !== 'PATCH' && /^\s*application\/merge-patch\+json/i.test(type)) {
           throw problem('UNSUPPORTED_MEDIA_TYPE', messages.mergePatchIsForPatch());
         }
