@@ -199,4 +199,19 @@ export const messages = {
   /** A word no value or alias of an enumeration matches (the first 50 characters of it). */
   notAllowed: (raw: string, allowed: readonly string[]) =>
     `"${raw.slice(0, 50)}" is not allowed; allowed: ${allowed.join(', ')}`,
+
+  /* Operators' actions of the console (issue 46): ending a grace, names, webhook triage. */
+
+  /** POST /partners/{id}/retire-previous-secret with no grace under way. */
+  noPreviousSecret: (id: string) =>
+    `Partner ${id} has no previous secret in a grace period: nothing to retire. Its current secret is the only one that works.`,
+  /** A revoked operator's name: never given again, so the audit log tells the two apart. */
+  operatorNameRevoked: (name: string, revokedAt: string) =>
+    `An operator named "${name}" had a token, revoked at ${revokedAt}; a name is never given to a second operator, so the audit log cannot mix them up. Choose another name (a surname or initial).`,
+  /** POST /webhooks/{id}/retry on a disabled endpoint. */
+  retryDisabledEndpoint: (id: string) =>
+    `Webhook endpoint ${id} is disabled: resume it instead (the delivery that was failing is sent first).`,
+  /** POST /webhooks/{id}/retry with no delivery waiting. */
+  nothingToRetry: (id: string) =>
+    `Webhook endpoint ${id} has no failed delivery waiting for its next attempt: nothing to retry. Send a test ping to check the receiver.`,
 } as const;
