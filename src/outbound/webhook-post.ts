@@ -1,8 +1,7 @@
-import { type LookupAddress, lookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { addressKind, hostOf, isAllowedAddress, RefusedAddressError } from './addresses.js';
+import { hostOf } from './addresses.js';
+import { guardedAgents, type OutboundRules, refusedLiteral } from './guard.js';
 
 /** What came back from one webhook POST. */
 export interface PostResult {
@@ -31,41 +30,16 @@ export function webhookPoster(options: {
   allowLoopback?: boolean;
   timeoutMs: number;
 }): PostWebhook {
-  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    lookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.find((a) => !isAllowedAddress(a.address, options));
-      if (refused) {
-        const why = new RefusedAddressError(
-          `${hostname} resolves to ${refused.address}, ${addressKind(refused.address)}: webhooks go to public addresses only`,
-        );
-        return callback(why, '', 0);
-      }
-      if (lookupOptions.all)
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
-  const agents = {
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 4, lookup: guardedLookup }),
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 4, lookup: guardedLookup }),
-  };
+  const rules: OutboundRules = { ...options, rule: 'webhooks go to public addresses only' };
+  const agents = guardedAgents(rules, { maxSockets: 4 });
 
   return (target, headers, body) => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const url = new URL(target);
-    const host = hostOf(url);
     // An IP literal never reaches the lookup: it is checked here.
-    if (isIP(host) !== 0 && !isAllowedAddress(host, options)) {
-      return Promise.resolve({
-        status: null,
-        body: null,
-        error: `${host} is ${addressKind(host)}: webhooks go to public addresses only`,
-        durationMs: elapsed(),
-      });
-    }
+    const refused = refusedLiteral(hostOf(url), rules);
+    if (refused) return Promise.resolve({ status: null, body: null, error: refused, durationMs: elapsed() });
     const protocol = url.protocol === 'http:' ? http : https;
     return new Promise<PostResult>((resolve) => {
       let settled = false;
