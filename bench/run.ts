@@ -17,7 +17,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { listingSchema } from '../src/api/schemas/resources.js';
 import { compose } from '../src/compose.js';
 import { parseConfig } from '../src/config.js';
 import { dealerStore } from '../src/store/dealers.js';
@@ -372,7 +371,7 @@ if (wanted('bulk-upsert-100')) {
   };
   if (recorder && !serviceOnly) {
     log('bulk-upsert-100: raw multi-row upsert on the driver');
-    const store = listingWriteStore(recorder.db, Object.keys(listingSchema.shape));
+    const store = listingWriteStore(recorder.db);
     const [dealer] = await dealerStore(recorder.db)
       .idsByCodes(['G001-L001'])
       .then((m) => [...m.values()]);

@@ -20,7 +20,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { listingSchema } from '../src/api/schemas/resources.js';
 import { listingBodySchema, toListingWrite } from '../src/domain/listings/input.js';
 import type { Db, Queryable } from '../src/store/db.js';
 import { type ListingRow, listingWriteStore } from '../src/store/listings/writes.js';
@@ -38,8 +37,11 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const root = path.resolve(import.meta.dirname, '..');
 
+/** A write store of another version: that version's signature (a store before the read model took keys). */
+type AnyWriteStore = (db: Queryable, keys: readonly string[]) => ReturnType<typeof listingWriteStore>;
+
 /** The baseline's writes.ts, its relative imports pointed at this tree (they are types and column lists). */
-async function baselineStore(ref: string): Promise<typeof listingWriteStore> {
+async function baselineStore(ref: string): Promise<AnyWriteStore> {
   const source = execFileSync('git', ['show', `${ref}:src/store/listings/writes.ts`], { cwd: root })
     .toString()
     .replaceAll("from '../", `from '${root}/src/store/`)
@@ -48,7 +50,7 @@ async function baselineStore(ref: string): Promise<typeof listingWriteStore> {
   const file = path.join(dir, 'writes.ts');
   writeFileSync(file, source);
   try {
-    return ((await import(file)) as { listingWriteStore: typeof listingWriteStore }).listingWriteStore;
+    return ((await import(file)) as { listingWriteStore: AnyWriteStore }).listingWriteStore;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -121,7 +123,7 @@ try {
     });
   };
   const refs = Array.from({ length: 2000 }, (_, i) => `WC-${i}`);
-  const current = listingWriteStore(db, Object.keys(listingSchema.shape));
+  const current = listingWriteStore(db);
   const baseline = (await baselineStore(values['baseline-ref']!))(db, []);
   await current.insertNew(partnerId, rowsFor(refs));
 

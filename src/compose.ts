@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { type Logger, pino } from 'pino';
-import { listingJsonProjection } from './api/external/v1/listings/view.js';
-import { listingSchema } from './api/schemas/resources.js';
 import type { Config } from './config.js';
 import { accessCache } from './domain/access-cache.js';
 import { partnerAuthentication } from './domain/authentication.js';
@@ -21,6 +19,7 @@ import { webhookPoster } from './outbound/webhook-post.js';
 import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
+import { listingJsonProjection } from './store/listings/json.js';
 import { listingReadStore } from './store/listings/reads.js';
 import { listingWriteStore } from './store/listings/writes.js';
 import { locationStatsStore } from './store/location-stats.js';
@@ -108,7 +107,7 @@ export function compose(
     writes: listingWrites({
       db,
       dealers,
-      store: listingWriteStore(db, Object.keys(listingSchema.shape)),
+      store: listingWriteStore(db),
       syncHorizon,
       schema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
       // The listing as GET /listings/{id} shows it, read in the write's transaction: its ETag.
@@ -169,7 +168,8 @@ export function compose(
           leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + 5_000,
         },
       }),
-    listingBaseUrl,
+    /** A listing as every answer shows it (pages, single reads, ETags, webhook deliveries). */
+    listingJson,
     /** For the replica's horizon publisher (runtime.ts). */
     syncHorizon,
   };

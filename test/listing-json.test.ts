@@ -1,21 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';
-import { listingJsonProjection, listingView } from '../src/api/external/v1/listings/view.js';
 import { listingSchema, locationSchema } from '../src/api/schemas/resources.js';
+import { LISTING_KEYS, listingJsonProjection } from '../src/store/listings/json.js';
 import { listingReadStore } from '../src/store/listings/reads.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { putListing, setStatusOk } from './helpers/listings-api.js';
+import { rawData, rawElements } from './helpers/raw-json.js';
 
 /**
- * Pages and single reads send the JSON the database builds (listingJsonSql); webhooks send the
- * listing view serialized by its schema. Both must be the same document, key order included, for
- * every kind of value: nulls, an optional field present and absent, text that JSON must escape,
- * fractions and tiny floats, images, features, a dealer with metadata and a parent.
+ * A listing has one read shape, owned by store/listings/json.ts: pages, single reads and webhook
+ * deliveries all send the read model's stored text (test/webhooks.test.ts: a delivery equals
+ * GET /listings/{id} byte for byte). Here, for every kind of value (nulls, an optional field
+ * present and absent, text that JSON must escape, fractions and tiny floats, images, features, a
+ * dealer with metadata and a parent): the answers are that text, the response schema describes
+ * it exactly (every key, in order), and each value is what was written, in the contract's form.
  */
 let app: TestApp;
 let secret: string;
+let partnerName: string;
 const BASE = 'https://cars.example/listings';
+const TITLE = 'Quote " backslash \\ tab \t newline \n bell \u0007 emoji 🚗 line sep \u2028 ü';
 
 before(async () => {
   app = await bootApp();
@@ -24,17 +29,17 @@ before(async () => {
     metadata: { crm: 'x"y\\z', nested: { b: [1, 2.5, null], a: true } },
     email: 'sales@a1a.example',
   });
-  secret = (
-    await createPartner(app, {
-      roots: [tree.ids.A!],
-      scopes: ['read:listings', 'read:locations', 'write:listings'],
-    })
-  ).secret;
+  const partner = await createPartner(app, {
+    roots: [tree.ids.A!],
+    scopes: ['read:listings', 'read:locations', 'write:listings'],
+  });
+  secret = partner.secret;
+  partnerName = (await app.admin('GET', `/partners/${partner.id}`)).name;
   const bodies: Record<string, unknown>[] = [
     listingBody({ dealerLocationCode: tree.codes.A }),
     listingBody({
       dealerLocationCode: tree.codes.A1a,
-      title: 'Quote " backslash \\ tab \t newline \n bell \u0007 emoji 🚗 line sep \u2028 ü',
+      title: TITLE,
       description: 'ÄÖÜ € <script>',
       price: 12345.67,
       fuelConsumption: 0.01,
@@ -58,34 +63,94 @@ before(async () => {
 
 after(() => app?.close());
 
-test('the database-built JSON of a listing is the schema-serialized view, key for key and in order', async () => {
+test('the response schema describes the read shape: the same keys in the same order', () => {
+  assert.deepEqual(Object.keys(listingSchema.shape), [...LISTING_KEYS]);
+});
+
+test('every answer sends the stored text; the schema takes it as it is; each value is the one written', async () => {
   const store = listingReadStore(app.running.db);
-  const view = listingView(BASE);
   const page = await app.call('GET', `${EXT}/listings?status=all&pageSize=200`, { secret });
   assert.equal(page.status, 200, page.text);
-  assert.equal(page.body.data.length, 3);
-  for (const listed of page.body.data) {
-    const stored = await store.get(listed.id);
-    const fromSchema = JSON.stringify(listingSchema.parse(view(stored!)));
-    // Re-serialized, number formats (1e-7 against 1e-07) and spacing no longer differ; keys,
-    // their order and every value still must.
-    assert.equal(JSON.stringify(listed), fromSchema);
-    const single = await app.call('GET', `${EXT}/listings/${listed.id}`, { secret });
-    assert.equal(JSON.stringify(single.body.data), fromSchema);
-    // The projection's own text parses to the same document (no stray whitespace or escapes).
+  const texts = rawElements(page.text, '{"data":[');
+  assert.equal(texts.length, 3);
+  for (const [i, listed] of page.body.data.entries()) {
+    // The schema neither drops, adds nor reorders a key, and accepts every value.
+    assert.equal(JSON.stringify(listingSchema.parse(listed)), JSON.stringify(listed));
+    // The page, the single read and the read model's text: one text, to the byte.
     const own = await store.get(listed.id, listingJsonProjection(BASE));
-    assert.equal(JSON.stringify(JSON.parse(own!.json)), fromSchema);
+    assert.equal(texts[i], own!.json);
+    const single = await app.call('GET', `${EXT}/listings/${listed.id}`, { secret });
+    assert.equal(rawData(single.text), own!.json);
+    // Its head: spliced at read time.
+    assert.equal(listed.listingUrl, `${BASE}/${listed.slug}`);
+    assert.equal(listed.externalProvider, partnerName);
+    assert.equal(listed.dealerProfileId, listed.dealer.id);
+    assert.match(listed.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.match(listed.updatedAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   }
-  const escaped = page.body.data.find((l: { title: string }) => l.title.startsWith('Quote'));
-  assert.equal(
-    escaped.title,
-    'Quote " backslash \\ tab \t newline \n bell \u0007 emoji 🚗 line sep \u2028 ü',
-  );
-  assert.equal(escaped.location.latitude, 1e-7);
-  assert.equal(escaped.historyReportUrl, 'https://www.car-pass.be/en/report/12345678901');
+  const rich = page.body.data.find((l: { title: string }) => l.title === TITLE);
+  const { id, slug, listingUrl, dealerProfileId, externalReference, externalProvider, dealer, ...rest } =
+    rich;
+  const { createdAt, updatedAt, ...values } = rest;
+  assert.deepEqual(values, {
+    title: TITLE,
+    description: 'ÄÖÜ € <script>',
+    status: 'active',
+    price: 12345.67,
+    currency: 'EUR',
+    brand: 'Volkswagen',
+    model: 'Golf',
+    variant: null,
+    year: 2021,
+    mileage: 0,
+    fuelType: null,
+    transmission: null,
+    bodyType: null,
+    color: null,
+    interiorColor: null,
+    interiorMaterial: null,
+    paintType: null,
+    doors: null,
+    seats: null,
+    gears: null,
+    previousOwners: null,
+    powerKw: null,
+    co2Emission: 99.9,
+    co2Type: null,
+    emissionClass: null,
+    firstRegistration: '2019-03-01',
+    driveType: null,
+    weight: null,
+    fuelConsumption: 0.01,
+    serviceHistory: true,
+    warranty: false,
+    warrantyMonths: null,
+    vehicleType: null,
+    conditionTags: ['accident_free'], // the alias sent, in its canonical form
+    engine: null,
+    vin: null,
+    historyReportUrl: 'https://www.car-pass.be/en/report/12345678901',
+    location: { postalCode: null, city: null, province: null, latitude: 1e-7, longitude: -179.123456789 },
+    images: [
+      { url: 'https://img.example/1.jpg', position: 0 },
+      { url: 'https://img.example/2.jpg?a=1&b="2"', position: 1 },
+    ],
+    mainImageUrl: 'https://img.example/1.jpg',
+    features: [
+      { category: 'other', name: 'Navigation' },
+      { category: 'safety', name: 'Parking camera' },
+    ],
+  });
+  assert.equal(externalReference, 'json-1');
+  assert.deepEqual(dealer.metadata, { crm: 'x"y\\z', nested: { b: [1, 2.5, null], a: true } });
+  assert.equal(dealer.email, 'sales@a1a.example');
+  assert.ok(dealer.parent && dealer.parent.id === dealer.parentId);
   const sold = page.body.data.find((l: { status: string }) => l.status === 'sold');
   assert.match(sold.soldAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   assert.ok(!('historyReportUrl' in sold));
+  assert.ok(!('soldAt' in rich));
+  const draft = page.body.data.find((l: { status: string }) => l.status === 'draft');
+  assert.deepEqual([draft.price, draft.brand, draft.images, draft.mainImageUrl], [null, null, [], null]);
 });
 
 test('locations too: the database-built JSON equals the schema-serialized locations, with counts and pages', async () => {

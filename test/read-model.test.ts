@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { readModelFunctionsSql } from '../src/store/listings/json.js';
 import { loadMigrations, migrate } from '../src/store/migrate.js';
 import { openDb } from '../src/store/open.js';
 import { readModelStore } from '../src/store/read-model.js';
@@ -19,7 +20,7 @@ import {
 } from './helpers/app.js';
 import { bulkUpsert, putListing, remove, setStatusOk } from './helpers/listings-api.js';
 import { freshDatabase, serverUrl } from './helpers/postgres.js';
-import { assertCompact, assertReadModel, KEYS } from './helpers/read-model.js';
+import { assertCompact, assertReadModel } from './helpers/read-model.js';
 
 /**
  * The read model (migration 011): every listing's and dealer's read JSON is kept as text with the
@@ -192,7 +193,7 @@ test('every answer is compact JSON: pages, a single listing, locations', async (
 });
 
 test('the check finds drift that went around the triggers, and --repair rewrites it', async () => {
-  const check = readModelStore(db(), KEYS);
+  const check = readModelStore(db());
   const [victim] = await db().query<{ id: string }>(
     'TestVictim',
     'SELECT id FROM listings ORDER BY id LIMIT 1',
@@ -212,6 +213,24 @@ test('the check finds drift that went around the triggers, and --repair rewrites
   drift = await check.check({ repair: true });
   assert.deepEqual([drift.driftedListings, drift.unrepaired], [[victim!.id], []]);
   await assertReadModel(db(), 'after repair');
+});
+
+test('the database runs the trigger functions the read shape generates (migration 016 over 011)', async () => {
+  const generated = [
+    ...readModelFunctionsSql().matchAll(
+      /FUNCTION (\w+)\(\) RETURNS trigger LANGUAGE plpgsql AS \$\$(.*?)\$\$;/gs,
+    ),
+  ].map(([, name, body]) => ({ name, body }));
+  assert.deepEqual(
+    generated.map((f) => f.name),
+    ['dealer_profiles_read_json', 'listings_read_json'],
+  );
+  const installed = await db().query<{ name: string; body: string }>(
+    'TestReadModelFunctions',
+    `SELECT proname AS name, prosrc AS body FROM pg_proc
+     WHERE proname IN ('dealer_profiles_read_json', 'listings_read_json') ORDER BY proname`,
+  );
+  assert.deepEqual(installed, generated);
 });
 
 test('migration 011 builds the text for rows written before it, and `forecourt check read-model` reports and repairs', async () => {

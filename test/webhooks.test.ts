@@ -13,6 +13,7 @@ import {
 } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
 import { allListings, bulkUpsert, putListing, setStatusOk } from './helpers/listings-api.js';
+import { rawData, rawElements } from './helpers/raw-json.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
 const SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'];
@@ -270,6 +271,61 @@ describe('webhooks: deliveries', () => {
     } finally {
       await sink.close();
       await sink2.close();
+    }
+  });
+
+  test('a delivered listing is, byte for byte, the listing GET /listings/{id} answers', async () => {
+    const sink = await startReceiver();
+    try {
+      const endpoint = await create({ url: sink.url });
+      sink.secrets.push(endpoint.secret);
+      // Every kind of value: text JSON must escape, tiny floats and fractions, images, features, an
+      // optional field present and absent, a dealer with metadata and a parent, a sold listing.
+      await app.admin('PATCH', `/dealers/${tree.ids.A1a}`, {
+        metadata: { crm: 'x"y\\z', nested: { b: [1, 2.5, null], a: true } },
+      });
+      const [rich, sold] = [unique('bb'), unique('bb')];
+      await putListing(
+        app,
+        writer.secret,
+        rich,
+        listingBody({
+          dealerProfileId: tree.ids.A1a,
+          title: 'Quote " backslash \\ newline \n line sep \u2028 🚗 ü',
+          price: 12345.67,
+          latitude: 1e-7,
+          longitude: -179.123456789,
+          firstRegistration: '2019-03',
+          images: ['https://img.example/1.jpg', 'https://img.example/2.jpg?a=1&b="2"'],
+          features: ['Navigation', { category: 'safety', name: 'Parking camera' }],
+          historyReportUrl: 'https://www.car-pass.be/en/report/12345678901',
+        }),
+      );
+      await putListing(app, writer.secret, sold, listingBody({ dealerProfileId: tree.ids.A2 }));
+      await setStatusOk(app, writer.secret, sold, 'sold');
+      const answered = new Map<string, string>();
+      for (const ref of [rich, sold]) {
+        const [id] = (await allListings(app, writer.secret))
+          .filter((l) => l.externalReference === ref)
+          .map((l) => l.id as string);
+        const single = await app.call('GET', `${EXT}/listings/${id}`, { secret: writer.secret });
+        assert.equal(single.status, 200, single.text);
+        answered.set(id!, rawData(single.text));
+      }
+      const latest = () =>
+        [...answered].every(([id, text]) => sink.listings.get(id)?.updatedAt === JSON.parse(text).updatedAt);
+      await eventually(latest, () => JSON.stringify(sink.requests.map((r) => [r.id, r.count])));
+      // Each listing's text in the last delivery that carried it.
+      const delivered = new Map<string, string>();
+      for (const request of sink.requests.filter((r) => sink.applied.includes(r.id))) {
+        for (const text of rawElements(request.raw.body, '{"type":"listings.changed","data":[')) {
+          delivered.set(JSON.parse(text).id, text);
+        }
+      }
+      for (const [id, text] of answered) assert.equal(delivered.get(id), text);
+      assert.deepEqual(sink.problems, []);
+    } finally {
+      await sink.close();
     }
   });
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { listingsQuery } from '../../src/api/external/v1/listings/query-schema.js';
-import { listingJsonProjection } from '../../src/api/external/v1/listings/view.js';
 import { locationsQuery } from '../../src/api/external/v1/locations.js';
 import type { PartnerAuthentication } from '../../src/domain/authentication.js';
 import { listingBodySchema, toListingWrite } from '../../src/domain/listings/input.js';
 import type { ListingReads } from '../../src/domain/listings/reads.js';
 import type { LocationReads } from '../../src/domain/locations.js';
+import { listingJsonProjection } from '../../src/store/listings/json.js';
 import type { ListingRow } from '../../src/store/listings/writes.js';
 import { locationJsonProjection } from '../../src/store/location-json.js';
 

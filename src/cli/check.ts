@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { listingSchema } from '../api/schemas/resources.js';
 import { parseConfig } from '../config.js';
 import { openConfiguredDb } from '../store/open.js';
 import { readModelStore } from '../store/read-model.js';
@@ -50,7 +49,7 @@ export async function runCheck(args: string[], env: Record<string, string | unde
   const db = await openConfiguredDb(parseConfig(env));
   try {
     const started = Date.now();
-    const drift = await readModelStore(db, Object.keys(listingSchema.shape)).check({
+    const drift = await readModelStore(db).check({
       repair: values.repair ?? false,
     });
     const ms = Date.now() - started;

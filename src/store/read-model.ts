@@ -22,9 +22,9 @@ export interface ReadModelDrift {
 
 const BATCH = 5000;
 
-export function readModelStore(db: Queryable, keys: readonly string[]) {
-  const listingDrift = `l.read_json IS DISTINCT FROM ${listingBodySql(keys)}
-    OR l.read_json_tail IS DISTINCT FROM ${listingTailSql(keys)}`;
+export function readModelStore(db: Queryable) {
+  const listingDrift = `l.read_json IS DISTINCT FROM ${listingBodySql()}
+    OR l.read_json_tail IS DISTINCT FROM ${listingTailSql()}`;
   const dealerDrift = `d.read_json IS DISTINCT FROM ${DEALER_JSON}`;
   const tables = {
     listings: {
@@ -33,7 +33,7 @@ export function readModelStore(db: Queryable, keys: readonly string[]) {
       drift: listingDrift,
       // The fresh text written as it is: a changed text is the writer's, which the trigger leaves
       // alone, so this stands even if the trigger were missing.
-      repair: `UPDATE listings l SET read_json = ${listingBodySql(keys)}, read_json_tail = ${listingTailSql(keys)}
+      repair: `UPDATE listings l SET read_json = ${listingBodySql()}, read_json_tail = ${listingTailSql()}
                WHERE l.id = ANY($1::uuid[])`,
     },
     dealers: {

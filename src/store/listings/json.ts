@@ -3,25 +3,89 @@ import { DEALER_TEXT_COLUMNS } from '../dealers.js';
 import { LISTING_FIELDS } from './columns.js';
 
 /**
- * A listing's read shape as JSON text built by the database, in two forms.
+ * A listing's read shape (docs/contract.md#one-listing), owned here and nowhere else: its keys in
+ * the order partners read them (LISTING_KEYS) and the SQL that writes each value as JSON text.
+ * Everything that shows a listing is built from this module:
  *
- * - Fresh (`listingJsonSql`): built from the columns at read time. Pages no longer send it; it is
- *   the reference the read model is checked against (store/read-model.ts, `forecourt check
- *   read-model`, test/read-model.test.ts), and what migration 011 wrote its builder from.
- * - Stored (`readModelProjection`): the read model of migration 011. What depends only on the
- *   listing is kept with it (`listings.read_json`: title through features; `read_json_tail`:
- *   the timestamps and the closing brace), what depends only on the dealer is kept with the dealer
- *   (`dealer_profiles.read_json`); a page splices them with the few values that depend on
- *   something else: listingUrl (configuration), externalProvider (the partner's name, which an
- *   operator may change), and id, slug and the reference, which cost nothing to write out.
+ * - The read model. What depends only on the listing is kept with it (`listings.read_json`:
+ *   title through features; `read_json_tail`: the timestamps and the closing brace), what depends
+ *   only on the dealer is kept with the dealer (`dealer_profiles.read_json`). The store's writes
+ *   compute the text with listingBodySql and listingTailSql; the triggers' functions, for every
+ *   other writer, are the same expressions, installed by a migration generated from this module
+ *   (readModelFunctionsSql; test/read-model.test.ts holds the newest such migration to it).
+ * - Every answer that shows a listing (pages, single reads, the ETag, webhook deliveries):
+ *   listingJsonProjection splices the stored texts with the few values that depend on something
+ *   else: listingUrl (configuration), externalProvider (the partner's name, which an operator may
+ *   change), and id, slug and the reference, which cost nothing to write out.
+ * - The fresh build (listingJsonSql): the whole document from the columns now, the reference the
+ *   read model is checked against (store/read-model.ts, `forecourt check read-model`).
  *
- * Keys come in the order given (the response schema's, as the serializer writes them); values are
- * formatted as listingView formats them (timestamps as toISOString does, to the millisecond; a
- * numeric as a JSON number), and the tests hold both to the same output (test/listing-json.test.ts).
- * Everything is compact, as JSON.stringify writes it: json_build_object and json_agg would write
- * `"city" : "Gent"` in every nested object, so nested objects are concatenated too.
+ * The API's response schema (listingSchema) describes these keys in this order for validation and
+ * the OpenAPI document; test/listing-json.test.ts holds the two together.
+ * Timestamps are written as Date.toISOString writes them (to the millisecond), a numeric as a JSON
+ * number. Everything is compact, as JSON.stringify writes it: json_build_object and json_agg would
+ * write `"city" : "Gent"` in every nested object, so nested objects are concatenated too.
  * Reads `l` (listings), `pa` (partners), `d` and `p` (the dealer and its parent): LISTING_JOINS.
  */
+
+/** Spliced at read time (listingJsonProjection). */
+const HEAD = [
+  'id',
+  'slug',
+  'listingUrl',
+  'dealerProfileId',
+  'externalReference',
+  'externalProvider',
+] as const;
+/** Kept with the listing: `listings.read_json`. */
+const BODY = [
+  'title',
+  'description',
+  'status',
+  'price',
+  'currency',
+  'brand',
+  'model',
+  'variant',
+  'year',
+  'mileage',
+  'fuelType',
+  'transmission',
+  'bodyType',
+  'color',
+  'interiorColor',
+  'interiorMaterial',
+  'paintType',
+  'doors',
+  'seats',
+  'gears',
+  'previousOwners',
+  'powerKw',
+  'co2Emission',
+  'co2Type',
+  'emissionClass',
+  'firstRegistration',
+  'driveType',
+  'weight',
+  'fuelConsumption',
+  'serviceHistory',
+  'warranty',
+  'warrantyMonths',
+  'vehicleType',
+  'conditionTags',
+  'engine',
+  'vin',
+  'historyReportUrl',
+  'location',
+  'images',
+  'mainImageUrl',
+  'features',
+] as const;
+/** Kept with the listing after the dealer: `listings.read_json_tail`, the closing brace included. */
+const TAIL = ['createdAt', 'updatedAt', 'soldAt'] as const;
+
+/** Every key of a listing as partners read it, in order; `dealer` is kept with the dealer. */
+export const LISTING_KEYS = [...HEAD, ...BODY, 'dealer', ...TAIL] as const;
 
 /** A timestamp as Date.toISOString writes it: UTC, milliseconds (truncated, as a JS Date holds them). */
 export function isoTime(sql: string): string {
@@ -39,7 +103,7 @@ const orNull = (sql: string) => `coalesce(${json(sql)}, 'null')`;
 
 /** `{"key":value,...}` from pairs of (key, JSON text expression). */
 const object = (pairs: readonly (readonly [string, string])[]) =>
-  `concat(${pairs.map(([key, value], i) => `'${i ? ',' : '{'}"${key}":', ${value}`).join(', ')}, '}')`;
+  `concat(${pairs.map(([key, value], i) => `'${i ? ',' : '{'}"${key}":', ${value}`).join(',\n')}, '}')`;
 
 /**
  * Where the builder reads a listing's values, by column name: the row `l` as stored, or, in a
@@ -55,6 +119,9 @@ const value = (field: string, src: ListingSource): string => {
   return kind === 'numeric' ? `${src(name)}::float8` : src(name);
 };
 
+/** Fields the read shape nests under `location` rather than showing flat. */
+const LOCATION = ['postalCode', 'city', 'province', 'latitude', 'longitude'];
+
 /** The values that are not a column's: each a JSON text expression. */
 function special(listingBaseUrl: string, dealer: string, src: ListingSource): Record<string, string> {
   return {
@@ -65,11 +132,7 @@ function special(listingBaseUrl: string, dealer: string, src: ListingSource): Re
     externalReference: json(src('external_reference')),
     externalProvider: json('pa.name'),
     status: json(src('status')),
-    location: object(
-      ['postalCode', 'city', 'province', 'latitude', 'longitude'].map(
-        (f) => [f, orNull(value(f, src))] as const,
-      ),
-    ),
+    location: object(LOCATION.map((f) => [f, orNull(value(f, src))] as const)),
     images: `(SELECT coalesce('[' || string_agg(concat('{"url":', ${json('i.url')}, ',"position":', i.n - 1, '}'), ',' ORDER BY i.n) || ']', '[]')
       FROM jsonb_array_elements_text(${src('images')}) WITH ORDINALITY AS i(url, n))`,
     mainImageUrl: orNull(`${src('images')}->>0`),
@@ -98,7 +161,7 @@ function pairs(keys: readonly string[], listingBaseUrl: string, dealer: string, 
     const name = `',"${key}":'`;
     if (key in optionals) return [`${name} || ${json(optionals[key]!)}`];
     const sql = values[key] ?? (column.has(key) ? orNull(value(key, src)) : undefined);
-    if (sql === undefined) throw new Error(`listingJsonSql: no column for the field "${key}"`);
+    if (sql === undefined) throw new Error(`the read shape has no value for the key "${key}"`);
     return [name, sql];
   });
 }
@@ -110,41 +173,20 @@ function concat(args: readonly string[]): string {
   return groups.length === 1 ? groups[0]! : `concat(${groups.join(', ')})`;
 }
 
-/** The whole document, built from the columns now (the reference; `dealer` as DEALER_JSON by default). */
-export function listingJsonSql(
-  listingBaseUrl: string,
-  keys: readonly string[],
-  dealer = DEALER_JSON,
-): string {
+/** The whole document, built from the columns now: the reference the read model is checked against. */
+export function listingJsonSql(listingBaseUrl: string): string {
   // The first pair's comma becomes the opening brace.
-  return `('{' || substr(${concat([...pairs(keys, listingBaseUrl, dealer), "'}'"])}, 2))`;
-}
-
-/** Where the read model cuts the schema's keys: spliced at read time, kept with the listing, the dealer's. */
-const HEAD = ['id', 'slug', 'listingUrl', 'dealerProfileId', 'externalReference', 'externalProvider'];
-const TAIL = ['createdAt', 'updatedAt', 'soldAt'];
-
-/** The schema's keys cut where the read model cuts them; throws when they no longer fit its layout. */
-export function readModelLayout(keys: readonly string[]): { body: string[]; tail: string[] } {
-  const dealer = keys.indexOf('dealer');
-  const head = keys.slice(0, HEAD.length);
-  const tail = keys.slice(dealer + 1);
-  if (dealer < 0 || head.join() !== HEAD.join() || tail.join() !== TAIL.join()) {
-    // A new key order means new stored text: a migration that redefines listing_read_json and
-    // rewrites every row (docs/operations.md, "The read model").
-    throw new Error(`the read model's layout no longer fits the listing schema's keys: ${keys.join(',')}`);
-  }
-  return { body: keys.slice(HEAD.length, dealer), tail };
+  return `('{' || substr(${concat([...pairs(LISTING_KEYS, listingBaseUrl, DEALER_JSON), "'}'"])}, 2))`;
 }
 
 /** What `listings.read_json` holds, built fresh: `,"title":...,"features":[...]` (from `src`: the row by default). */
-export function listingBodySql(keys: readonly string[], src = stored): string {
-  return concat(pairs(readModelLayout(keys).body, '', 'NULL', src));
+export function listingBodySql(src = stored): string {
+  return concat(pairs(BODY, '', 'NULL', src));
 }
 
 /** What `listings.read_json_tail` holds, built fresh: `,"createdAt":"...","updatedAt":"..."}`. */
-export function listingTailSql(keys: readonly string[], src = stored): string {
-  return concat([...pairs(readModelLayout(keys).tail, '', 'NULL', src), "'}'"]);
+export function listingTailSql(src = stored): string {
+  return concat([...pairs(TAIL, '', 'NULL', src), "'}'"]);
 }
 
 /** A dealer as JSON text (what `dealer_profiles.read_json` holds), from `d` and its parent `p`. */
@@ -178,15 +220,17 @@ export interface ListingJson {
  * Reads listings as their finished JSON from the read model: the stored texts spliced with what
  * depends on configuration or on the partner's name, no JSON built per row (docs/benchmarks.md).
  */
-export function listingJsonProjection(
-  listingBaseUrl: string,
-  keys: readonly string[],
-): Projection<ListingJson> {
-  readModelLayout(keys);
-  const head = HEAD.map((key) => special(listingBaseUrl, 'NULL', stored)[key]!);
-  const text = `concat('{"id":', ${head[0]}, ',"slug":', ${head[1]}, ',"listingUrl":', ${head[2]},
-    ',"dealerProfileId":', ${head[3]}, ',"externalReference":', ${head[4]}, ',"externalProvider":', ${head[5]},
-    l.read_json, ',"dealer":', d.read_json, l.read_json_tail)`;
+export function listingJsonProjection(listingBaseUrl: string): Projection<ListingJson> {
+  // The first pair's comma becomes the opening brace.
+  const [first, ...head] = pairs(HEAD, listingBaseUrl, 'NULL');
+  const text = concat([
+    `'{${first!.slice(2)}`,
+    ...head,
+    'l.read_json',
+    `',"dealer":'`,
+    'd.read_json',
+    'l.read_json_tail',
+  ]);
   return {
     columns: `${text} AS json, l.dealer_profile_id AS json_dealer`,
     // The dealer's parent is in the dealer's text already.
@@ -195,13 +239,45 @@ export function listingJsonProjection(
   };
 }
 
-/** The same document built fresh from the columns (listingJsonSql): the reference, for tests and checks. */
-export function freshListingJsonProjection(
-  listingBaseUrl: string,
-  keys: readonly string[],
-): Projection<ListingJson> {
-  return {
-    columns: `${listingJsonSql(listingBaseUrl, keys)} AS json, l.dealer_profile_id AS json_dealer`,
-    read: (row) => ({ json: row.json as string, dealerId: row.json_dealer as string }),
-  };
+/** The lines that open and close readModelFunctionsSql's text in a migration. */
+export const GENERATED_BEGIN = '-- generated: begin (readModelFunctionsSql, src/store/listings/json.ts)';
+export const GENERATED_END = '-- generated: end';
+
+/**
+ * The read model's trigger functions as a migration installs them: the same expressions the
+ * store's writes and the check use, for every writer that leaves the text out (migration 011 has
+ * the triggers and says when they fire). `npm run read-model:sql` writes it into a migration; a
+ * change of the shape is a new migration with this text and a rewrite of the rows
+ * (docs/operations.md, "The read model").
+ */
+export function readModelFunctionsSql(): string {
+  // Continuation lines indented under their statement (no SQL literal here spans lines).
+  const indent = (sql: string) => sql.replaceAll('\n', '\n      ');
+  return `${GENERATED_BEGIN}
+-- A dealer as the \`dealer\` object of a listing shows it, its parent's summary included.
+CREATE OR REPLACE FUNCTION dealer_profiles_read_json() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  d ALIAS FOR NEW;
+BEGIN
+  SELECT ${indent(DEALER_JSON)}
+  INTO NEW.read_json
+  FROM (VALUES (1)) AS one(x) LEFT JOIN dealer_profiles p ON p.id = d.parent_id;
+  RETURN NEW;
+END $$;
+
+-- A listing: each part computed when its writer left it out (NULL, or on UPDATE unchanged).
+CREATE OR REPLACE FUNCTION listings_read_json() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  l ALIAS FOR NEW;
+BEGIN
+  IF NEW.read_json IS NULL OR (TG_OP = 'UPDATE' AND NEW.read_json = OLD.read_json) THEN
+    NEW.read_json := ${indent(listingBodySql())};
+  END IF;
+  IF NEW.read_json_tail IS NULL OR (TG_OP = 'UPDATE' AND NEW.read_json_tail = OLD.read_json_tail) THEN
+    NEW.read_json_tail := ${indent(listingTailSql())};
+  END IF;
+  RETURN NEW;
+END $$;
+${GENERATED_END}
+`;
 }

@@ -115,12 +115,12 @@ async function existing(
   );
 }
 
-/** `keys`: the listing schema's keys, the order the read model's text is written in (json.ts). */
-export function listingWriteStore(db: Queryable, keys: readonly string[]) {
+/** Writes listings with their read model's text, in the read shape's order (json.ts). */
+export function listingWriteStore(db: Queryable) {
   // Built once: each is a few kilobytes of SQL.
-  const insertText = `${listingBodySql(keys, insertSource)}, ${listingTailSql(keys, insertSource)}`;
+  const insertText = `${listingBodySql(insertSource)}, ${listingTailSql(insertSource)}`;
   const setText = (src: ListingSource) =>
-    `read_json = ${listingBodySql(keys, src)}, read_json_tail = ${listingTailSql(keys, src)}`;
+    `read_json = ${listingBodySql(src)}, read_json_tail = ${listingTailSql(src)}`;
   const updateText = setText(updateSource);
   const statusText = setText(statusSource);
   return {

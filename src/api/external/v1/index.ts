@@ -9,8 +9,9 @@ import { partnerAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
 import type { RateLimits } from '../../../http/rate-limit.js';
 import { refuseUndeclaredQuery } from '../../../http/validation.js';
+import type { Projection } from '../../../store/db.js';
+import type { ListingJson } from '../../../store/listings/json.js';
 import { listingRoutes } from './listings/reads.js';
-import { listingJsonProjection } from './listings/view.js';
 import { listingWriteRoutes } from './listings/writes.js';
 import { locationRoutes } from './locations.js';
 import { referenceRoutes } from './reference.js';
@@ -25,8 +26,8 @@ export interface ExternalApi {
   writes: ListingWrites;
   webhooks: WebhookAdmin;
   requestRecords: RequestRecordReads;
-  /** Where a listing's public page is: `listingUrl` is this plus its slug. */
-  listingBaseUrl: string;
+  /** How a listing is read for an answer: its stored read-model JSON (store/listings/json.ts). */
+  listingJson: Projection<ListingJson>;
   rateLimits: RateLimits;
   metrics: Metrics;
 }
@@ -41,10 +42,9 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     app.addHook('onSend', async (_request, reply) => {
       if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
     });
-    const json = listingJsonProjection(api.listingBaseUrl);
-    await app.register(listingRoutes(api.listings, json));
+    await app.register(listingRoutes(api.listings, api.listingJson));
     await app.register(listingWriteRoutes(api.writes, api.metrics));
-    await app.register(locationRoutes(api.locations, api.listings, json));
+    await app.register(locationRoutes(api.locations, api.listings, api.listingJson));
     await app.register(webhookRoutes(api.webhooks));
     await app.register(requestRecordRoutes(api.requestRecords));
     await app.register(referenceRoutes);

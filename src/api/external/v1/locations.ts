@@ -5,6 +5,7 @@ import type { ListingReads } from '../../../domain/listings/reads.js';
 import { DEFAULT_LOCATION_PAGE, type LocationReads, MAX_LOCATION_PAGE } from '../../../domain/locations.js';
 import { partnerMeta } from '../../../http/auth.js';
 import type { Projection } from '../../../store/db.js';
+import type { ListingJson } from '../../../store/listings/json.js';
 import { locationJsonProjection } from '../../../store/location-json.js';
 import {
   booleanParam,
@@ -17,7 +18,6 @@ import {
 import { locationSchema, partnerErrors, partnerMetaSchema } from '../../schemas/responses.js';
 import { paging, resolvePaging } from './listings/query-schema.js';
 import { appliedFilters, listingListResponse, sendListingPage } from './listings/reads.js';
-import type { ListingJson } from './listings/view.js';
 import { locationJson } from './location-view.js';
 import { sendList } from './send-json.js';
 

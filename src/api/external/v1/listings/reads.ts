@@ -8,6 +8,7 @@ import type { ListingQuery, ListingReads } from '../../../../domain/listings/rea
 import { messages } from '../../../../domain/messages.js';
 import { partnerMeta } from '../../../../http/auth.js';
 import type { Projection } from '../../../../store/db.js';
+import type { ListingJson } from '../../../../store/listings/json.js';
 import { listingIdParam } from '../../../schemas/query.js';
 import {
   listingSchema,
@@ -17,7 +18,6 @@ import {
 } from '../../../schemas/responses.js';
 import { sendJson, sendList } from '../send-json.js';
 import { listingsQuery } from './query-schema.js';
-import type { ListingJson } from './view.js';
 
 export const listingListResponse = z.object({
   data: z.array(listingSchema),
