@@ -12,7 +12,8 @@ import { LISTING_FIELDS } from './columns.js';
  *   only on the dealer is kept with the dealer (`dealer_profiles.read_json`). The store's writes
  *   compute the text with listingBodySql and listingTailSql; the triggers' functions, for every
  *   other writer, are the same expressions, installed by a migration generated from this module
- *   (readModelFunctionsSql; test/read-model.test.ts holds the newest such migration to it).
+ *   (readModelFunctionsSql; test/unit/read-model-sql.test.ts holds the newest such migration to it,
+ *   test/read-model.test.ts the database's installed functions).
  * - Every answer that shows a listing (pages, single reads, the ETag, webhook deliveries):
  *   listingJsonProjection splices the stored texts with the few values that depend on something
  *   else: listingUrl (configuration), externalProvider (the partner's name, which an operator may

@@ -19,7 +19,7 @@ export const LISTING_JOINS = `JOIN partners pa ON pa.id = l.partner_id
 /**
  * A listing as stored: every writable field under its name, with the row's own columns and its
  * dealer. How partners see it (listingUrl, the nested location, images with positions) is the
- * API's business: api/external/v1/listings/view.ts.
+ * read shape's business: json.ts.
  */
 export interface StoredListing {
   id: string;

@@ -164,7 +164,7 @@ export function appliedFilters(query: {
 const listPageRest = listingListResponse.omit({ data: true });
 
 /**
- * Sends a page of listings whose JSON the database built (listings/view.ts): the listings' text is
+ * Sends a page of listings as the read model stores them (store/listings/json.ts): the listings' text is
  * spliced in as it is; pagination and meta go through their schema like any other response.
  */
 export function sendListingPage(
