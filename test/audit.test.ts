@@ -87,7 +87,7 @@ describe('audit log', () => {
       details,
     });
     assert.deepEqual((await entries(`partnerId=${id}`)).map(content), [
-      partnerEntry(`${rid}-rotate-now`, 'partner.secret_rotated', {}),
+      partnerEntry(`${rid}-rotate-now`, 'partner.secret_rotated', { graceSeconds: 0 }),
       partnerEntry(`${rid}-rotate`, 'partner.secret_rotated', { graceSeconds: 60 }),
       partnerEntry(`${rid}-enable`, 'partner.updated', {
         changes: {

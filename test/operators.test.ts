@@ -50,7 +50,7 @@ test('a named token signs in as its operator; the audit log records who acted, w
   assert.deepEqual([createdEntry.operator, createdEntry.details.name], ['ADMIN_TOKEN', name]);
 });
 
-test('names are unique among live tokens; a revoked token is refused at once and listed as revoked', async () => {
+test("names are unique, revoked tokens' names too; a revoked token is refused at once and listed as revoked", async () => {
   const name = unique('Bob');
   const bob = await app.admin('POST', '/operators', { name });
   const twice = await as(app.running.adminToken, 'POST', '/operators', { name: name.toUpperCase() });
@@ -74,8 +74,14 @@ test('names are unique among live tokens; a revoked token is refused at once and
   assert.equal(JSON.stringify(listed).includes(bob.token), false, 'tokens are never listed');
   const [entry] = await app.admin('GET', '/audit-log?action=operator.revoked&limit=1');
   assert.equal(entry.operator, name);
-  // The name is free again.
-  assert.equal((await as(app.running.adminToken, 'POST', '/operators', { name })).status, 201);
+  // The name is never given to a second operator (issue 46): the audit log must not show two
+  // operators as one. The refusal says whose it was.
+  const reused = await as(app.running.adminToken, 'POST', '/operators', { name: name.toLowerCase() });
+  assert.equal(reused.status, 409);
+  assert.match(
+    reused.body.error.message,
+    /had a token, revoked at .*; a name is never given to a second operator/,
+  );
 });
 
 test('bad names and unknown tokens are refused with the reason', async () => {

@@ -3,6 +3,7 @@ import type {
   PartnerView,
   PartnerWithSecret,
   RotatedSecret,
+  RotationView,
 } from '../domain/shapes/partners.js';
 import type { AdminClient } from './admin-client.js';
 import {
@@ -36,6 +37,10 @@ Commands:
   rotate-secret ID [--grace SECONDS]
                                   issue a new secret; the old one stops working at once,
                                   or after SECONDS (at most 30 days)
+  rotation ID                     since the last rotation: requests with the new secret, with the
+                                  previous one, with retired ones, and whether the partner moved
+  retire-previous-secret ID       end a grace now: the previous secret is refused from now on,
+                                  the current one keeps working (check rotation ID says "moved")
 
 Options:
   --scopes S,...        of read:listings, read:locations, write:listings, manage:webhooks
@@ -240,7 +245,56 @@ const rotateSecret: Command = {
   },
 };
 
+/** The verdict of GET /partners/{id}/rotation in words (docs/operations.md, "Rotating a secret"). */
+const VERDICTS: Record<RotationView['verdict'], string> = {
+  never_rotated: 'never rotated',
+  not_moved: 'NOT MOVED: no request with the new secret yet',
+  moving: 'MOVING: both secrets in use (the previous one after the first request with the new one)',
+  moved: 'moved: no request with the previous secret since the first with the new one',
+};
+
+const rotation: Command = {
+  options: {},
+  async run(ctx) {
+    const r = await ctx.client().request<RotationView>('GET', `${idPath(ctx)}/rotation`);
+    if (ctx.json) {
+      ctx.io.out(json(r));
+      return;
+    }
+    const use = (u: RotationView['newSecret']) =>
+      u.requests ? `${u.requests} (first ${u.firstAt}, last ${u.lastAt})` : '0';
+    ctx.io.out(
+      keyValues([
+        ['rotatedAt', r.rotatedAt ?? 'never'],
+        ['previousSecretValidUntil', r.previousSecretValidUntil ?? 'none works'],
+        ['verdict', VERDICTS[r.verdict]],
+        ['newSecret', use(r.newSecret)],
+        ['previousSecret', use(r.previousSecret)],
+        ['retiredSecrets', use(r.retiredSecrets)],
+        ['beforeRotation', use(r.beforeRotation)],
+      ]),
+    );
+  },
+};
+
+const retirePrevious: Command = {
+  options: {},
+  async run(ctx) {
+    const partner = await ctx.client().request<Partner>('POST', `${idPath(ctx)}/retire-previous-secret`);
+    if (ctx.json) ctx.io.out(json(partner));
+    else ctx.io.out(`The previous secret of ${partner.name} is retired; its current secret keeps working.\n`);
+  },
+};
+
 export const partnerCommands: Group = {
   usage: USAGE,
-  commands: { create, list: listPartners, get, update, 'rotate-secret': rotateSecret },
+  commands: {
+    create,
+    list: listPartners,
+    get,
+    update,
+    'rotate-secret': rotateSecret,
+    rotation,
+    'retire-previous-secret': retirePrevious,
+  },
 };

@@ -19,6 +19,10 @@ Commands:
   disable ID [--reason TEXT]      stop an endpoint's deliveries; the partner sees the reason and
                                   cannot resume it (only enable can)
   enable ID                       deliver again, from where it stopped
+  test ID                         send a signed ping now and print what the receiver answered
+                                  (the endpoint's deliveries are not touched; no disable needed)
+  retry ID                        send the failed delivery an enabled endpoint waits to retry now,
+                                  not after its back-off (up to an hour)
 
 ${commonUsage()}`;
 
@@ -130,4 +134,33 @@ const enable: Command = {
   },
 };
 
-export const webhookCommands = { usage: USAGE, commands: { list, show, disable, enable } };
+const test: Command = {
+  options: {},
+  async run(ctx) {
+    const attempt = await ctx.client().request<Attempt>('POST', `${idPath(ctx)}/test`);
+    if (ctx.json) {
+      ctx.io.out(json(attempt));
+      return;
+    }
+    ctx.io.out(
+      keyValues([
+        ['status', attempt.status],
+        ['responseCode', attempt.responseCode ?? 'none'],
+        ['responseBody', attempt.responseBody ?? ''],
+        ['error', attempt.error ?? ''],
+        ['durationMs', attempt.durationMs],
+      ]),
+    );
+  },
+};
+
+const retry: Command = {
+  options: {},
+  async run(ctx) {
+    const endpoint = await ctx.client().request<Endpoint>('POST', `${idPath(ctx)}/retry`);
+    if (ctx.json) ctx.io.out(json(endpoint));
+    else describe(ctx, endpoint);
+  },
+};
+
+export const webhookCommands = { usage: USAGE, commands: { list, show, disable, enable, test, retry } };

@@ -61,7 +61,13 @@ export function operatorAccess(deps: {
         return record;
       });
       if (!created) {
-        throw problem('CONFLICT', messages.operatorNameTaken(name));
+        const holder = await deps.store.named(name);
+        throw problem(
+          'CONFLICT',
+          holder?.revokedAt
+            ? messages.operatorNameRevoked(holder.name, holder.revokedAt)
+            : messages.operatorNameTaken(name),
+        );
       }
       return { ...created, token };
     },

@@ -143,9 +143,9 @@ export async function rotateSecret(
   const found = await deps.db.transaction(async (tx) => {
     if (!(await deps.partners.get(id, tx))) return false;
     await deps.partners.rotateSecret(id, hashSecret(secret), graceSeconds, tx);
-    // No graceSeconds means the old secrets stopped working at once.
+    // graceSeconds 0 (said outright in the entry): the old secrets stopped working at once.
     await deps.audit.record(
-      { action: 'partner.secret_rotated', partnerId: id, details: graceSeconds > 0 ? { graceSeconds } : {} },
+      { action: 'partner.secret_rotated', partnerId: id, details: { graceSeconds } },
       ctx,
       tx,
     );
@@ -158,6 +158,30 @@ export async function rotateSecret(
     previousSecretValidUntil:
       graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000).toISOString() : null,
   };
+}
+
+/**
+ * Ends a rotation's grace now: the previous secret is refused from the next request, the current
+ * one keeps working (a rotation with no grace would issue a third secret and refuse the one the
+ * partner has just moved to). Undefined: no such partner; 409 when no grace is under way.
+ */
+export async function retirePreviousSecret(
+  deps: PartnerDeps,
+  id: string,
+  ctx: AuditContext,
+): Promise<PartnerView | undefined> {
+  return deps.db.transaction(async (tx) => {
+    if (!(await deps.partners.getForUpdate(id, tx))) return undefined;
+    const until = await deps.partners.retirePrevious(id, tx);
+    if (!until) throw problem('CONFLICT', messages.noPreviousSecret(id));
+    await deps.audit.record(
+      { action: 'partner.previous_secret_retired', partnerId: id, details: { graceWasUntil: until } },
+      ctx,
+      tx,
+    );
+    const record = await deps.partners.get(id, tx);
+    return record && partnerView(record);
+  });
 }
 
 interface PartnerDeps {
@@ -176,6 +200,7 @@ export function partnerAdmin(deps: PartnerDeps) {
       updatePartner(deps, id, patch, ctx),
     rotateSecret: (id: string, graceSeconds: number, ctx: AuditContext) =>
       rotateSecret(deps, id, graceSeconds, ctx),
+    retirePreviousSecret: (id: string, ctx: AuditContext) => retirePreviousSecret(deps, id, ctx),
     list: async (): Promise<PartnerView[]> => (await deps.partners.list()).map(partnerView),
     get: async (id: string): Promise<PartnerView | undefined> => {
       const record = await deps.partners.get(id);

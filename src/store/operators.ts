@@ -27,7 +27,11 @@ function toRecord(row: Record<string, unknown>): OperatorRecord {
 /** Named operator tokens, stored as hashes. */
 export function operatorStore(db: Queryable) {
   return {
-    /** undefined when a live token already has this name (any letter case). */
+    /**
+     * undefined when a token, live or revoked, already has this name (any letter case): the audit
+     * log names operators, so a name never passes to a second one. Two creations at once with one
+     * name: the live-name index refuses the second.
+     */
     async create(
       name: string,
       tokenHash: Buffer,
@@ -36,9 +40,20 @@ export function operatorStore(db: Queryable) {
     ): Promise<OperatorRecord | undefined> {
       const rows = await tx.query(
         'InsertOperatorToken',
-        `INSERT INTO operator_tokens (id, name, token_hash, created_by) VALUES ($1, $2, $3, $4)
+        `INSERT INTO operator_tokens (id, name, token_hash, created_by)
+         SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM operator_tokens WHERE lower(name) = lower($2))
          ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
         [randomUUID(), name, tokenHash, createdBy],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+    /** The newest token with this name (any letter case), live or revoked. */
+    async named(name: string, tx: Queryable = db): Promise<OperatorRecord | undefined> {
+      const rows = await tx.query(
+        'OperatorTokenByName',
+        `SELECT ${COLUMNS} FROM operator_tokens WHERE lower(name) = lower($1)
+         ORDER BY revoked_at IS NULL DESC, created_at DESC LIMIT 1`,
+        [name],
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },

@@ -24,9 +24,37 @@ export interface PartnerRecord {
 
 const COLUMNS = `id, name, scopes, access_scope, root_profile_ids, rate_limit_per_minute, disabled,
   disabled_reason, last_used_at, last_used_key, secret_rotated_at, created_at, updated_at`;
-/** COLUMNS and, for the operator, until when the previous secret still works (a rotation's grace). */
+/**
+ * COLUMNS and, for the operator, until when the previous secret still works (a rotation's grace),
+ * and the partner's last request as the request records have it (migration 015): last_used_at is
+ * written at most once a minute, the records within a fraction of a second.
+ */
 const VIEW_COLUMNS = `${COLUMNS}, (SELECT max(s.expires_at) FROM partner_secrets s
-  WHERE s.partner_id = partners.id AND s.expires_at > now()) AS previous_secret_valid_until`;
+  WHERE s.partner_id = partners.id AND s.expires_at > now()) AS previous_secret_valid_until,
+  (SELECT u.last_at FROM partner_key_use u WHERE u.partner_id = partners.id AND u.key <> 'retired'
+   ORDER BY u.last_at DESC LIMIT 1) AS recorded_use_at,
+  (SELECT CASE WHEN u.key = 'current' AND u.rotated_at = coalesce(partners.secret_rotated_at, '-infinity')
+     THEN 'current' ELSE 'previous' END
+   FROM partner_key_use u WHERE u.partner_id = partners.id AND u.key <> 'retired'
+   ORDER BY u.last_at DESC LIMIT 1) AS recorded_use_key`;
+
+/**
+ * The later of the two records of the last use: the once-a-minute one, and the request records'
+ * (a use of the secret that was current before the latest rotation is a use of the previous one).
+ */
+function lastUse(row: Record<string, unknown>): Pick<PartnerRecord, 'lastUsedAt' | 'lastUsedKey'> {
+  const touched = row.last_used_at as Date | null;
+  const recorded = (row.recorded_use_at as Date | null | undefined) ?? null;
+  if (recorded && (!touched || recorded >= touched))
+    return {
+      lastUsedAt: recorded.toISOString(),
+      lastUsedKey: row.recorded_use_key as 'current' | 'previous',
+    };
+  return {
+    lastUsedAt: touched ? touched.toISOString() : null,
+    lastUsedKey: (row.last_used_key as 'current' | 'previous' | null) ?? null,
+  };
+}
 
 function toRecord(row: Record<string, unknown>): PartnerRecord {
   return {
@@ -38,8 +66,7 @@ function toRecord(row: Record<string, unknown>): PartnerRecord {
     rateLimitPerMinute: row.rate_limit_per_minute as number | null,
     disabled: row.disabled as boolean,
     disabledReason: (row.disabled_reason as string | null) ?? null,
-    lastUsedAt: row.last_used_at ? (row.last_used_at as Date).toISOString() : null,
-    lastUsedKey: (row.last_used_key as 'current' | 'previous' | null) ?? null,
+    ...lastUse(row),
     previousSecretValidUntil: row.previous_secret_valid_until
       ? (row.previous_secret_valid_until as Date).toISOString()
       : null,
@@ -165,6 +192,24 @@ export function partnerStore(db: Queryable) {
          WHERE id = $1`,
         [id],
       );
+    },
+
+    /**
+     * Ends a grace now: the previous secrets still working are retired (refused from the next
+     * request); the current one stays. The end of the grace it cut short; null: none was under way.
+     */
+    async retirePrevious(id: string, tx: Queryable = db): Promise<string | null> {
+      const rows = await tx.query(
+        'RetirePreviousSecrets',
+        `WITH ended AS (
+           UPDATE partner_secrets SET expires_at = now() WHERE partner_id = $1 AND expires_at > now()
+           RETURNING 1)
+         SELECT (SELECT max(expires_at) FROM partner_secrets WHERE partner_id = $1 AND expires_at > now()) AS until,
+                (SELECT count(*) FROM ended)::int AS n`,
+        [id],
+      );
+      const row = rows[0];
+      return row && Number(row.n) > 0 ? (row.until as Date).toISOString() : null;
     },
 
     /**

@@ -76,7 +76,10 @@ function operatorFailureView(record: FailureRecord) {
  * has just failed is there when its partner asks (other instances write within 200 ms).
  */
 export function requestRecordReads(deps: {
-  store: Pick<RequestRecordStore, 'failures' | 'usage' | 'topCodes' | 'traffic' | 'notKept'>;
+  store: Pick<
+    RequestRecordStore,
+    'failures' | 'usage' | 'topCodes' | 'traffic' | 'notKept' | 'keyUse' | 'perPartner'
+  >;
   flush: () => Promise<void>;
   cursors: CursorCodec;
   now?: () => number;
@@ -128,6 +131,18 @@ export function requestRecordReads(deps: {
   }
 
   return {
+    /** Resolves once what this instance recorded is written (a read of "last used" waits for it). */
+    written: () => deps.flush(),
+    /** Which secret each partner's requests sent, per rotation, exact to the request. */
+    async keyUse(partnerIds: string[]) {
+      await deps.flush();
+      return deps.store.keyUse(partnerIds);
+    },
+    /** Per partner over the last `hours`: requests, errors, retired secrets tried. */
+    async perPartner(hours: number) {
+      await deps.flush();
+      return deps.store.perPartner(new Date(now() - hours * 3_600_000).toISOString());
+    },
     /** A partner's failed requests, newest first. */
     async ofPartner(partnerId: string, query: RecordQuery) {
       const { shown, meta, pagination } = await page({ partnerId, scopeKey: partnerId }, query);

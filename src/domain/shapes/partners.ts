@@ -91,3 +91,36 @@ export type PartnerCreate = z.output<typeof partnerCreateSchema>;
 export type PartnerPatchInput = z.output<typeof partnerPatchSchema>;
 export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
 export type PartnerWithSecret = z.output<typeof partnerWithSecretSchema>;
+
+const use = z.object({
+  requests: z.number().int(),
+  firstAt: z.string().nullable().describe('When the first of them arrived (to the millisecond).'),
+  lastAt: z.string().nullable().describe('When the last of them arrived (to the millisecond).'),
+});
+
+/**
+ * GET /partners/{id}/rotation: which secret the partner's requests sent since its last rotation,
+ * counted per request (never per minute), and the one verdict drawn from those counts.
+ */
+export const rotationSchema = z
+  .object({
+    rotatedAt: z.string().nullable().describe('When the secret was last rotated; null: never.'),
+    previousSecretValidUntil: z
+      .string()
+      .nullable()
+      .describe('When the previous secret stops working; null: none works (no grace, or it ended).'),
+    verdict: z
+      .enum(['never_rotated', 'not_moved', 'moving', 'moved'])
+      .describe(
+        'not_moved: no request with the new secret yet. moving: both in use (a request with the previous secret came after the first with the new one). moved: the new secret is used, and no request with the previous secret came after the first with it. never_rotated: no rotation to move from.',
+      ),
+    newSecret: use.describe('Requests with the current secret since the rotation.'),
+    previousSecret: use.describe('Requests with the previous secret since the rotation (during its grace).'),
+    retiredSecrets: use.describe('Requests with a retired secret since the rotation (refused with 401).'),
+    beforeRotation: use.describe(
+      'Requests before the rotation (with the secret that was current then): the partner was active.',
+    ),
+  })
+  .meta({ id: 'SecretRotation' });
+
+export type RotationView = z.output<typeof rotationSchema>;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { PostWebhook } from '../../outbound/webhook-post.js';
 import type { AuditContext, AuditStore } from '../../store/audit.js';
 import type { Db, Queryable } from '../../store/db.js';
@@ -15,14 +14,13 @@ import type { CursorCodec, Position } from '../cursor.js';
 import { fieldProblem, problem } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EndpointFilter } from '../shapes/webhooks.js';
-import { keptAnswer } from './answer.js';
 import { webhookOperator } from './operator.js';
-import { deliveryBody, endpointFingerprint } from './payload.js';
-import { generateWebhookSecret, signingSecrets, webhookHeaders } from './signing.js';
+import { endpointFingerprint } from './payload.js';
+import { sendPing } from './ping.js';
+import { generateWebhookSecret } from './signing.js';
 import { checkTarget } from './target.js';
 import {
   deliveryPage,
-  deliveryView,
   type EndpointInput,
   endpointView,
   MAX_ENDPOINTS_PER_PARTNER,
@@ -188,27 +186,7 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
      * one call. It does not touch the endpoint's walk, and works on a disabled endpoint too.
      */
     async test(partner: Caller, id: string) {
-      const record = await own(partner, id);
-      const deliveryId = randomUUID();
-      const body = deliveryBody(deps.cursors, record.id, 'ping', [], record.position);
-      const result = keptAnswer(
-        await deps.post(record.url, webhookHeaders(signingSecrets(record), `msg_${deliveryId}`, body), body),
-      );
-      const ok =
-        result.error === null && result.status !== null && result.status >= 200 && result.status < 300;
-      const attempt = await deps.store.recordAttempt(record.id, {
-        deliveryId,
-        type: 'ping',
-        attempt: 1,
-        ok,
-        listingCount: 0,
-        responseCode: result.status,
-        responseBody: result.body,
-        error: ok ? null : (result.error ?? `the endpoint answered ${result.status}, not 2xx`),
-        durationMs: result.durationMs,
-        nextAttemptAt: null,
-      });
-      return deliveryView(attempt);
+      return sendPing(deps, await own(partner, id));
     },
 
     /**

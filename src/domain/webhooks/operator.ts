@@ -1,9 +1,11 @@
+import type { PostWebhook } from '../../outbound/webhook-post.js';
 import type { AuditContext, AuditStore } from '../../store/audit.js';
 import type { Db } from '../../store/db.js';
 import type { WebhookStore } from '../../store/webhooks/index.js';
 import type { CursorCodec } from '../cursor.js';
 import { problem } from '../errors.js';
 import { messages } from '../messages.js';
+import { sendPing } from './ping.js';
 import { deliveryPage, endpointView } from './views.js';
 
 interface WebhookOperatorDeps {
@@ -11,6 +13,7 @@ interface WebhookOperatorDeps {
   store: WebhookStore;
   audit: Pick<AuditStore, 'record'>;
   cursors: CursorCodec;
+  post: PostWebhook;
 }
 
 /** The operator's half of webhook endpoints (admin API): any partner's, to see, stop and start. */
@@ -46,7 +49,7 @@ export function webhookOperator(deps: WebhookOperatorDeps) {
           {
             action: 'webhook.disabled',
             partnerId: disabled.partnerId,
-            details: { endpointId: id, reason: why },
+            details: { endpointId: id, url: disabled.url, reason: why },
           },
           ctx,
           tx,
@@ -56,13 +59,51 @@ export function webhookOperator(deps: WebhookOperatorDeps) {
       return endpointView(record);
     },
 
+    /**
+     * Operator: a signed ping now, to see what the receiver answers today, without touching the
+     * endpoint's deliveries (and without disabling it first).
+     */
+    async testAny(id: string) {
+      const record = await deps.store.get(id);
+      if (!record) throw notFound(id);
+      return sendPing(deps, record);
+    },
+
+    /**
+     * Operator: the failed delivery an enabled endpoint waits to retry is sent now, not after its
+     * back-off (up to an hour): the receiver is fixed, and the partner need not see a disable.
+     */
+    async retryNow(id: string, ctx: AuditContext) {
+      const record = await deps.db.transaction(async (tx) => {
+        const due = await deps.store.retryNow(id, tx);
+        if (!due) return undefined;
+        await deps.audit.record(
+          { action: 'webhook.retried', partnerId: due.partnerId, details: { endpointId: id, url: due.url } },
+          ctx,
+          tx,
+        );
+        return due;
+      });
+      if (record) return endpointView(record);
+      const found = await deps.store.get(id);
+      if (!found) throw notFound(id);
+      throw problem(
+        'CONFLICT',
+        found.enabled ? messages.nothingToRetry(id) : messages.retryDisabledEndpoint(id),
+      );
+    },
+
     /** Operator: enables an endpoint again (one it disabled, or any other), from where it stopped. */
     async enable(id: string, ctx: AuditContext) {
       const record = await deps.db.transaction(async (tx) => {
         const enabled = await deps.store.resume(id, null, tx);
         if (!enabled) throw notFound(id);
         await deps.audit.record(
-          { action: 'webhook.enabled', partnerId: enabled.partnerId, details: { endpointId: id } },
+          {
+            action: 'webhook.enabled',
+            partnerId: enabled.partnerId,
+            details: { endpointId: id, url: enabled.url },
+          },
           ctx,
           tx,
         );

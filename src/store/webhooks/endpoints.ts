@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import type { Position } from '../listings/reads.js';
-import { COLUMNS, type EndpointPatch, type EndpointRecord, type NewEndpoint, toRecord } from './rows.js';
+import {
+  COLUMNS,
+  DISABLED_BY_PARTNER,
+  type EndpointPatch,
+  type EndpointRecord,
+  type NewEndpoint,
+  toRecord,
+} from './rows.js';
 
 /** Webhook endpoints as partners and operators manage them: create, read, change, disable, remove. */
 export function webhookEndpointStore(db: Queryable) {
@@ -86,8 +93,9 @@ export function webhookEndpointStore(db: Queryable) {
       if (patch.filterStatuses !== undefined) set('filter_statuses', patch.filterStatuses);
       if (patch.filterProfileIds !== undefined) set('filter_profile_ids', patch.filterProfileIds);
       if (patch.enabled === false) {
+        params.push(DISABLED_BY_PARTNER);
         sets.push(`enabled = false, disabled_at = coalesce(disabled_at, now()),
-          disabled_reason = CASE WHEN enabled THEN 'disabled by the partner' ELSE disabled_reason END`);
+          disabled_reason = CASE WHEN enabled THEN $${params.length} ELSE disabled_reason END`);
       }
       if (patch.enabled === true) {
         // Enabled again: from where it stopped, at once, with a fresh retry period.
@@ -137,6 +145,21 @@ export function webhookEndpointStore(db: Queryable) {
            updated_at = now()
          WHERE id = $1 RETURNING ${COLUMNS}`,
         [id, secret, graceUntil],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /**
+     * The failed delivery an enabled endpoint is waiting to send again is due now (its streak and
+     * attempt count go on); undefined when the endpoint is disabled or has none waiting.
+     */
+    async retryNow(id: string, tx: Queryable = db): Promise<EndpointRecord | undefined> {
+      const rows = await tx.query(
+        'RetryWebhookNow',
+        `UPDATE webhook_endpoints SET next_attempt_at = now(), updated_at = now()
+         WHERE id = $1 AND enabled AND pending_delivery_id IS NOT NULL AND failing_since IS NOT NULL
+         RETURNING ${COLUMNS}`,
+        [id],
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },

@@ -143,3 +143,6 @@ export const ATTEMPT_COLUMNS = `*, ${TS('created_at')} AS created_ts`;
 
 /** The lowest uuid: a position (ts, NIL) lies before every listing stamped ts. */
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** The reason an endpoint its partner switched off (enabled: false) carries. */
+export const DISABLED_BY_PARTNER = 'disabled by the partner';

@@ -51,14 +51,19 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
         api.accessChanged();
     });
     await app.register(dealerAdminRoutes(api.dealers));
-    await app.register(partnerAdminRoutes(api.partners));
+    await app.register(partnerAdminRoutes(api.partners, api.requestRecords));
     await app.register(metricsAdminRoutes(api.metrics.registry));
     await app.register(auditAdminRoutes(api.auditLog));
     await app.register(webhookAdminRoutes(api.webhooks));
     await app.register(requestAdminRoutes(api.requestRecords));
     await app.register(operatorAdminRoutes(api.operators));
     await app.register(
-      overviewAdminRoutes({ records: api.requestRecords, webhooks: api.webhooks, health: api.health }),
+      overviewAdminRoutes({
+        records: api.requestRecords,
+        webhooks: api.webhooks,
+        partners: api.partners,
+        health: api.health,
+      }),
     );
   };
 }

@@ -3,12 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../../domain/errors.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
+import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
+import { rotationOf } from '../../../domain/rotation.js';
 import {
   partnerCreateSchema,
   partnerPatchSchema,
   partnerSchema,
   partnerWithSecretSchema,
   rotatedSecretSchema,
+  rotationSchema,
 } from '../../../domain/shapes/partners.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { uuidParam } from '../../schemas/query.js';
@@ -17,7 +20,14 @@ import { errorResponse } from '../../schemas/responses.js';
 const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 422: errorResponse };
 const idParams = z.object({ id: uuidParam });
 
-export function partnerAdminRoutes(partners: PartnerAdmin): FastifyPluginAsync {
+/**
+ * Partners for the operator. `records`: what their requests sent; "last used" is read once this
+ * instance's request records are written, so it follows the partner's last request.
+ */
+export function partnerAdminRoutes(
+  partners: PartnerAdmin,
+  records: Pick<RequestRecordReads, 'keyUse' | 'written'>,
+): FastifyPluginAsync {
   return async (base) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -42,7 +52,10 @@ export function partnerAdminRoutes(partners: PartnerAdmin): FastifyPluginAsync {
       {
         schema: { tags: ['Admin'], response: { 200: z.object({ data: z.array(partnerSchema) }), ...errors } },
       },
-      async () => ({ data: await partners.list() }),
+      async () => {
+        await records.written();
+        return { data: await partners.list() };
+      },
     );
 
     app.get(
@@ -55,7 +68,48 @@ export function partnerAdminRoutes(partners: PartnerAdmin): FastifyPluginAsync {
         },
       },
       async (request) => {
+        await records.written();
         const partner = await partners.get(request.params.id);
+        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        return { data: partner };
+      },
+    );
+
+    app.get(
+      '/partners/:id/rotation',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary: 'Whether the partner moved to the secret of its last rotation, from its requests',
+          description:
+            'Counts the requests each secret authenticated since the rotation, one by one (not per minute), with the first and last of each: the verdict says whether the previous secret can be retired without refusing the partner (docs/operations.md, "Rotating a secret").',
+          params: idParams,
+          response: { 200: z.object({ data: rotationSchema }), ...errors },
+        },
+      },
+      async (request) => {
+        const partner = await partners.get(request.params.id);
+        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        const uses = await records.keyUse([partner.id]);
+        return { data: rotationOf(partner, uses.get(partner.id) ?? []) };
+      },
+    );
+
+    app.post(
+      '/partners/:id/retire-previous-secret',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary:
+            'End a grace now: the previous secret is refused from now on; the current one keeps working',
+          description:
+            'For a partner that moved to its new secret (GET /partners/{id}/rotation says "moved"). 409 when no previous secret is in a grace period.',
+          params: idParams,
+          response: { 200: z.object({ data: partnerSchema }), ...errors, 409: errorResponse },
+        },
+      },
+      async (request) => {
+        const partner = await partners.retirePreviousSecret(request.params.id, auditContext(request));
         if (!partner) throw notFound(`No partner ${request.params.id}.`);
         return { data: partner };
       },

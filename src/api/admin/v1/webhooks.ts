@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { adminName } from '../../../domain/shapes/admin-fields.js';
-import { operatorEndpointSchema } from '../../../domain/shapes/webhooks.js';
+import { deliverySchema, operatorEndpointSchema } from '../../../domain/shapes/webhooks.js';
 import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { DEFAULT_DELIVERY_PAGE } from '../../../domain/webhooks/views.js';
 import { auditContext } from '../../../http/audit-context.js';
@@ -76,6 +76,37 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
       async (request) => ({
         data: await webhooks.disable(request.params.id, request.body?.reason, auditContext(request)),
       }),
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        schema: {
+          tags,
+          summary: 'Send a signed ping now and answer with the attempt (what the receiver answered)',
+          description:
+            "Checks a receiver without touching the endpoint's deliveries: works on an enabled endpoint (no need to disable a failing one) and a disabled one. The attempt is in the delivery log.",
+          params: idParams,
+          response: { 200: z.object({ data: deliverySchema }), ...errors },
+        },
+      },
+      async (request) => ({ data: await webhooks.testAny(request.params.id) }),
+    );
+
+    app.post(
+      '/webhooks/:id/retry',
+      {
+        schema: {
+          tags,
+          summary:
+            'Send the failed delivery an enabled endpoint is waiting to retry now, not after its back-off',
+          description:
+            'For an endpoint whose receiver is fixed: its wait may have grown to an hour. The attempt count and the 3-day period go on; the partner sees no disable. 409 when the endpoint is disabled (resume it: POST /webhooks/{id}/enable) or has no failed delivery waiting.',
+          params: idParams,
+          response: { 200: z.object({ data: operatorEndpointSchema }), ...errors, 409: errorResponse },
+        },
+      },
+      async (request) => ({ data: await webhooks.retryNow(request.params.id, auditContext(request)) }),
     );
 
     app.post(
