@@ -40,13 +40,15 @@ const list = (dir) =>
 /**
  * Files whose outcome does not depend on the database behind the service: they start `forecourt
  * demo` (always embedded), or check what is the same on any database: the OpenAPI document and
- * the reference page built from the route schemas, the client package as npm installs it.
+ * the reference page built from the route schemas, the client package as npm installs it, the
+ * image fetcher against its local image server (no service, no database).
  */
 const DB_INDEPENDENT = [
   'test/client-docs.test.ts',
   'test/client-package.test.ts',
   'test/demo-process.test.ts',
   'test/docs-page.test.ts',
+  'test/image-fetch.test.ts',
   'test/openapi.test.ts',
   'test/partner-guide.test.ts',
   'test/webhooks-docs.test.ts',
