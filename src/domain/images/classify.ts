@@ -1,4 +1,4 @@
-import type { FetchFailureCode, ImageFetchResult } from '../../outbound/image-fetch.js';
+import type { FetchFailureCode, ImageFetchResult } from '../../outbound/image-fetch-result.js';
 import { FORMAT_NAMES, type ImageFormat, type Sniffed, sniff } from './formats.js';
 
 /**
