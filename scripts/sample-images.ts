@@ -66,6 +66,8 @@ try {
   avif(silver.png, out(demo, 'silver-car.avif'));
   const thumb = source('thumb', 160, 120, [30, 70, 170]);
   jpeg(thumb.ppm, out(demo, 'thumbnail.jpg'));
+  // Wider than 12,000 px: too_large by its dimensions, in a few kilobytes.
+  writeFileSync(out(demo, 'panorama.png'), png(12_800, 400, { pixel: picture(12_800, 400, [200, 30, 40]) }));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

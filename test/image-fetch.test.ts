@@ -4,6 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { demoImages } from '../src/demo/images/index.js';
 import { classifyFetch, IMAGE_LIMITS, type ImageCheck } from '../src/domain/images/classify.js';
 import {
   type FetchedImage,
@@ -299,4 +300,20 @@ test('kept-alive connections are reused across checks of one host', async () => 
   for (const result of results) assert.equal(classifyFetch(result, NOW).state, 'ok');
   const again = fetched(await fetcher.fetch(server.url('/photo.jpg')));
   assert.equal(again.status, 200);
+});
+
+test("the demo's sample images end in the states the demo promises, every state but pending among them", async () => {
+  const states = new Set<string>();
+  for (const sample of demoImages()) {
+    const [check] = await checkOf(sample.path);
+    assert.equal(check.state, sample.expected, `${sample.path}: ${JSON.stringify(check.problem)}`);
+    states.add(check.state);
+  }
+  assert.deepEqual([...states].sort(), ['not_an_image', 'ok', 'too_large', 'too_small', 'unreachable']);
+  const formats = await Promise.all(
+    demoImages()
+      .filter((s) => s.expected === 'ok')
+      .map(async (s) => (await checkOf(s.path))[0].format),
+  );
+  assert.deepEqual(formats.sort(), ['avif', 'jpeg', 'webp']);
 });

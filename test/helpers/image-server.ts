@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { demoImage } from '../../src/demo/images/index.js';
 import { gif, picture, png } from './image-bytes.js';
 
 /**
  * A local HTTP server of images and of everything that is not one, for black-box tests of the
  * image checker: each format, an HTML page answering 200, 404, 500, 503 with Retry-After, a slow
  * server, a trickling body, huge bodies (with and without Content-Length), tiny images, redirect
- * chains, a redirect loop and redirects to private addresses. It counts the requests to each path
+ * chains, a redirect loop and redirects to private addresses; and the demo's sample images
+ * (src/demo/images/) at their own paths. It counts the requests to each path
  * and, for the bodies a client should abandon, the bytes it managed to write before the client
  * went away.
  */
@@ -194,6 +196,15 @@ export async function startImageServer(): Promise<ImageServer> {
     }
     const route = routes[url.pathname];
     if (route) return route(req, res, url.searchParams);
+    // The demo's own samples, at the paths the demo serves them.
+    const sample = demoImage(url.pathname);
+    if (sample) {
+      res.writeHead(sample.status, {
+        'content-type': sample.contentType,
+        'content-length': sample.body.length,
+      });
+      return res.end(sample.body);
+    }
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('no such test route');
   });
