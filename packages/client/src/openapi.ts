@@ -196,7 +196,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a webhook endpoint (url, description, filter, enabled)
+         * Change a webhook endpoint (url, description, filter, events, enabled)
          * @description Scopes: `manage:webhooks` and `read:listings`.
          */
         patch: operations["updateWebhookEndpoint"];
@@ -369,9 +369,49 @@ export interface webhooks {
         put?: never;
         /**
          * Listings changed
-         * @description POSTed to your endpoint with the listings in your scope (and its filter) that changed since the previous delivery, 1 to 100 at a time, in order; the next waits for your 2xx.
+         * @description The listings in your scope (and the endpoint’s filter) that changed since the previous delivery, 1 to 100 at a time, in order; the next waits for your 2xx. The default subscription.
          */
         post: operations["webhookListingsChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "listing.images_checked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A listing’s image checks changed
+         * @description The check of one or more of a listing’s images reached a different state (docs/images.md): which images, from what state to what. A re-check that finds the same result sends nothing.
+         */
+        post: operations["webhookListingImagesChecked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "listing.readiness_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A listing became live, or stopped being live
+         * @description A listing’s readiness changed (docs/images.md, "Readiness"): whether it can be shown, before and now, with every reason it cannot.
+         */
+        post: operations["webhookListingReadinessChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -389,7 +429,7 @@ export interface webhooks {
         put?: never;
         /**
          * Test delivery
-         * @description POSTed by POST /webhooks/{id}/test, signed like every delivery (with both secrets during a rotation), with no listings. It does not move the endpoint.
+         * @description POSTed by POST /webhooks/{id}/test, signed like every delivery (with both secrets during a rotation), with no data. It does not move the endpoint.
          */
         post: operations["webhookPing"];
         delete?: never;
@@ -770,6 +810,8 @@ export interface components {
                 status: string[] | null;
                 dealerProfileIds: string[] | null;
             };
+            /** @description The event types it receives (docs/webhooks.md, "Event types"). */
+            events: ("listings.changed" | "listing.images_checked" | "listing.readiness_changed")[];
             enabled: boolean;
             /** @description Why it stopped: 410 Gone, 3 days of failures, you (enabled: false) or the operator. */
             disabledReason: string | null;
@@ -791,11 +833,15 @@ export interface components {
             id: string;
             /** @description The webhook-id header: the same on every attempt of one delivery. */
             webhookId: string;
-            /** @enum {string} */
-            type: "listings.changed" | "ping";
+            /**
+             * @description The event type delivered, or ping (a test).
+             * @enum {string}
+             */
+            type: "listings.changed" | "listing.images_checked" | "listing.readiness_changed" | "ping";
             attempt: number;
             /** @enum {string} */
             status: "succeeded" | "failed";
+            /** @description Listings (listings.changed) or events (other types) the delivery carries. */
             listingCount: number;
             responseCode: number | null;
             /** @description The first kilobyte of the answer. */
@@ -3431,6 +3477,8 @@ export interface operations {
                         /** @description Only listings of these dealer profiles and their sub-locations (null or absent: your whole access scope, as it is at each delivery). */
                         dealerProfileIds?: string[] | null;
                     } | null;
+                    /** @description The event types to receive (docs/webhooks.md, "Event types"); absent on creation: ["listings.changed"]. */
+                    events?: ("listings.changed" | "listing.images_checked" | "listing.readiness_changed")[];
                 };
             };
         };
@@ -3458,6 +3506,8 @@ export interface operations {
                                 status: string[] | null;
                                 dealerProfileIds: string[] | null;
                             };
+                            /** @description The event types it receives (docs/webhooks.md, "Event types"). */
+                            events: ("listings.changed" | "listing.images_checked" | "listing.readiness_changed")[];
                             enabled: boolean;
                             /** @description Why it stopped: 410 Gone, 3 days of failures, you (enabled: false) or the operator. */
                             disabledReason: string | null;
@@ -4095,6 +4145,8 @@ export interface operations {
                         /** @description Only listings of these dealer profiles and their sub-locations (null or absent: your whole access scope, as it is at each delivery). */
                         dealerProfileIds?: string[] | null;
                     } | null;
+                    /** @description The event types to receive (docs/webhooks.md, "Event types"); absent on creation: ["listings.changed"]. */
+                    events?: ("listings.changed" | "listing.images_checked" | "listing.readiness_changed")[];
                     /** @description false pauses deliveries; true starts them again from where they stopped. */
                     enabled?: boolean;
                 };
@@ -4372,6 +4424,8 @@ export interface operations {
                                 status: string[] | null;
                                 dealerProfileIds: string[] | null;
                             };
+                            /** @description The event types it receives (docs/webhooks.md, "Event types"). */
+                            events: ("listings.changed" | "listing.images_checked" | "listing.readiness_changed")[];
                             enabled: boolean;
                             /** @description Why it stopped: 410 Gone, 3 days of failures, you (enabled: false) or the operator. */
                             disabledReason: string | null;
@@ -5837,6 +5891,136 @@ export interface operations {
             };
         };
     };
+    webhookListingImagesChecked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id (msg_…): the same on every retry of this delivery. Keep the ids you applied for a few days and skip one that comes again (delivery is at least once). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in seconds since 1970 (UTC). Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your secret after `whsec_`; during a secret rotation two, separated by a space (accept if any verifies). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "listing.images_checked";
+                    /** @description Events of this type, oldest first: in the order they happened for each listing (docs/webhooks.md, "Ordering"). */
+                    data: {
+                        /** @description The event (evt_…): the same on every delivery of it; skip one you applied. */
+                        id: string;
+                        /** @description When the change that caused it was committed (ISO 8601, UTC). */
+                        occurredAt: string;
+                        listingId: string;
+                        /** @description Your reference of the listing. */
+                        externalReference: string;
+                        images: {
+                            /** @description The image URL, as the listing holds it. */
+                            url: string;
+                            /** @description Its state before (null: first seen). */
+                            from: ("pending" | "ok" | "not_an_image" | "too_small" | "too_large" | "unreachable") | null;
+                            /**
+                             * @description Its state now.
+                             * @enum {string}
+                             */
+                            to: "pending" | "ok" | "not_an_image" | "too_small" | "too_large" | "unreachable";
+                            /** @description Why it cannot be shown now; null when `to` is ok or pending. */
+                            problem: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the endpoint moves past these listings. Answer within 10 seconds; only the first kilobyte of your answer is kept. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 seconds, or a redirect): the same delivery is retried with backoff; after 3 days of failures the endpoint is disabled. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookListingReadinessChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id (msg_…): the same on every retry of this delivery. Keep the ids you applied for a few days and skip one that comes again (delivery is at least once). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in seconds since 1970 (UTC). Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your secret after `whsec_`; during a secret rotation two, separated by a space (accept if any verifies). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "listing.readiness_changed";
+                    /** @description Events of this type, oldest first: in the order they happened for each listing (docs/webhooks.md, "Ordering"). */
+                    data: {
+                        /** @description The event (evt_…): the same on every delivery of it; skip one you applied. */
+                        id: string;
+                        /** @description When the change that caused it was committed (ISO 8601, UTC). */
+                        occurredAt: string;
+                        listingId: string;
+                        /** @description Your reference of the listing. */
+                        externalReference: string;
+                        from: {
+                            live: boolean;
+                            /** @description Every reason it cannot be shown; empty when live. */
+                            reasons: {
+                                code: string;
+                                message: string;
+                            }[];
+                        };
+                        to: {
+                            live: boolean;
+                            /** @description Every reason it cannot be shown; empty when live. */
+                            reasons: {
+                                code: string;
+                                message: string;
+                            }[];
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the endpoint moves past these listings. Answer within 10 seconds; only the first kilobyte of your answer is kept. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 seconds, or a redirect): the same delivery is retried with backoff; after 3 days of failures the endpoint is disabled. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhookPing: {
         parameters: {
             query?: never;
@@ -5856,7 +6040,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type: "ping";
-                    /** @description Empty: a test delivery carries no listings. */
+                    /** @description Empty: a test delivery carries nothing. */
                     data: unknown[];
                     /** @description The endpoint’s position after this delivery: send it to POST /webhooks/{id}/resume to have every later change delivered again (a replay). */
                     cursor: string;

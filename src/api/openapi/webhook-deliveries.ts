@@ -1,8 +1,11 @@
 /**
  * The `webhooks` section of the partner document (OpenAPI 3.1): what the service POSTs to a
- * partner's endpoint, as domain/webhooks/payload.ts builds it and docs/webhooks.md explains it.
- * The listings in `data` are the Listing schema that GET /listings/{id} answers with.
+ * partner's endpoint, one entry per event type of domain/events/registry.ts, as docs/webhooks.md
+ * explains them. The listings of `listings.changed` are the Listing schema of GET /listings/{id}.
  */
+
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType, eventSchema } from '../../domain/events/registry.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI fragment
 type Json = Record<string, any>;
@@ -45,23 +48,44 @@ const RESPONSES: Json = {
   },
 };
 
-function delivery(type: 'listings.changed' | 'ping', summary: string, description: string): Json {
-  const data =
-    type === 'ping'
-      ? { type: 'array', maxItems: 0, description: 'Empty: a test delivery carries no listings.' }
-      : {
-          type: 'array',
-          minItems: 1,
-          maxItems: 100,
-          items: { $ref: '#/components/schemas/Listing' },
-          description:
-            'Each listing as GET /listings/{id} shows it, in its state at delivery, oldest change first ((updatedAt, id) order).',
-        };
+/** A body's JSON Schema from its Zod schema (registry.ts), as OpenAPI 3.1 takes it inline. */
+function jsonSchema(schema: z.ZodType): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Json;
+  return rest;
+}
+
+function data(type: EventType | 'ping'): Json {
+  if (type === 'ping')
+    return { type: 'array', maxItems: 0, description: 'Empty: a test delivery carries nothing.' };
+  if (type.cursorWalk) {
+    return {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { $ref: '#/components/schemas/Listing' },
+      description:
+        'Each listing as GET /listings/{id} shows it, in its state at delivery, oldest change first ((updatedAt, id) order).',
+    };
+  }
+  return {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: jsonSchema(eventSchema(type)),
+    description:
+      'Events of this type, oldest first: in the order they happened for each listing (docs/webhooks.md, "Ordering").',
+  };
+}
+
+function delivery(type: EventType | 'ping', summary: string, description: string): Json {
+  const name = type === 'ping' ? 'ping' : type.name;
+  // The walk of listings carries a cursor (its position, for a replay); the events of the outbox do not.
+  const cursor = type !== 'ping' && !type.cursorWalk ? null : CURSOR;
   return {
     post: {
       summary,
       description,
-      operationId: type === 'ping' ? 'webhookPing' : 'webhookListingsChanged',
+      operationId: operationIdOf(name),
       tags: ['Webhooks'],
       parameters: HEADERS,
       requestBody: {
@@ -71,15 +95,11 @@ function delivery(type: 'listings.changed' | 'ping', summary: string, descriptio
             schema: {
               type: 'object',
               additionalProperties: false,
-              required: ['type', 'data', 'cursor'],
+              required: cursor ? ['type', 'data', 'cursor'] : ['type', 'data'],
               properties: {
-                type: { type: 'string', const: type },
-                data,
-                cursor: {
-                  type: 'string',
-                  description:
-                    'The endpoint’s position after this delivery: send it to POST /webhooks/{id}/resume to have every later change delivered again (a replay).',
-                },
+                type: { type: 'string', const: name },
+                data: data(type),
+                ...(cursor ? { cursor } : {}),
               },
             },
           },
@@ -91,17 +111,28 @@ function delivery(type: 'listings.changed' | 'ping', summary: string, descriptio
   };
 }
 
+const CURSOR: Json = {
+  type: 'string',
+  description:
+    'The endpoint’s position after this delivery: send it to POST /webhooks/{id}/resume to have every later change delivered again (a replay).',
+};
+
+/** webhookPing, webhookListingsChanged, webhookListingImagesChecked, … */
+function operationIdOf(name: string): string {
+  return `webhook${name
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}`;
+}
+
+/** One entry per event type of the registry, and the test ping. */
 export function webhookDeliveries(): Json {
-  return {
-    'listings.changed': delivery(
-      'listings.changed',
-      'Listings changed',
-      'POSTed to your endpoint with the listings in your scope (and its filter) that changed since the previous delivery, 1 to 100 at a time, in order; the next waits for your 2xx.',
-    ),
-    ping: delivery(
-      'ping',
-      'Test delivery',
-      'POSTed by POST /webhooks/{id}/test, signed like every delivery (with both secrets during a rotation), with no listings. It does not move the endpoint.',
-    ),
-  };
+  const section: Json = {};
+  for (const type of EVENT_TYPES) section[type.name] = delivery(type, type.summary, type.description);
+  section.ping = delivery(
+    'ping',
+    'Test delivery',
+    'POSTed by POST /webhooks/{id}/test, signed like every delivery (with both secrets during a rotation), with no data. It does not move the endpoint.',
+  );
+  return section;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_TYPE_NAMES } from '../events/registry.js';
 
 /*
  * A webhook endpoint and its delivery log as the API shows them: the one definition the domain's
@@ -15,6 +16,9 @@ export const endpointSchema = z
       status: z.array(z.string()).nullable(),
       dealerProfileIds: z.array(z.string()).nullable(),
     }),
+    events: z
+      .array(z.enum(EVENT_TYPE_NAMES))
+      .describe('The event types it receives (docs/webhooks.md, "Event types").'),
     enabled: z.boolean(),
     disabledReason: z
       .string()
@@ -48,10 +52,13 @@ export const deliverySchema = z
   .object({
     id: z.string().describe('This attempt.'),
     webhookId: z.string().describe('The webhook-id header: the same on every attempt of one delivery.'),
-    type: z.enum(['listings.changed', 'ping']),
+    type: z.enum([...EVENT_TYPE_NAMES, 'ping']).describe('The event type delivered, or ping (a test).'),
     attempt: z.number().int(),
     status: z.enum(['succeeded', 'failed']),
-    listingCount: z.number().int(),
+    listingCount: z
+      .number()
+      .int()
+      .describe('Listings (listings.changed) or events (other types) the delivery carries.'),
     responseCode: z.number().int().nullable(),
     responseBody: z.string().nullable().describe('The first kilobyte of the answer.'),
     error: z.string().nullable().describe('Why the attempt failed, in words.'),

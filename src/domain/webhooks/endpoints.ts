@@ -12,6 +12,8 @@ import {
 import { type Access, assertInScope } from '../access.js';
 import type { CursorCodec, Position } from '../cursor.js';
 import { fieldProblem, problem } from '../errors.js';
+import { DEFAULT_EVENTS } from '../events/registry.js';
+import { checkSubscription, walksOf } from '../events/subscription.js';
 import { messages } from '../messages.js';
 import type { EndpointFilter } from '../shapes/webhooks.js';
 import { webhookOperator } from './operator.js';
@@ -93,6 +95,12 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
       return result;
     });
 
+  /** Where a walk starts: the commit horizon, so every change committed after now is delivered. */
+  async function startPosition(): Promise<Position> {
+    const horizon = await deps.syncHorizon.current();
+    return { ts: horizon === '-infinity' ? new Date().toISOString() : horizon, id: NIL_UUID };
+  }
+
   return {
     async create(partner: Caller, input: EndpointInput, ctx: AuditContext) {
       const url = await checkTarget(input.url, deps.allowPrivate, deps.allowLoopback);
@@ -106,14 +114,14 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
           },
         ]);
       }
+      const events = input.events === undefined ? DEFAULT_EVENTS : checkSubscription(input.events);
       // It starts at the commit horizon: every change committed after this answer is delivered
       // (and a few from just before it, which is harmless: deliveries are at least once).
-      const horizon = await deps.syncHorizon.current();
-      const start = { ts: horizon === '-infinity' ? new Date().toISOString() : horizon, id: NIL_UUID };
+      const start = await startPosition();
       const secret = generateWebhookSecret();
       const record = await deps.db.transaction(async (tx) => {
         const created = await deps.store.create(
-          { partnerId: partner.id, url, description: input.description ?? null, ...filter, secret },
+          { partnerId: partner.id, url, description: input.description ?? null, ...filter, events, secret },
           start,
           tx,
         );
@@ -153,13 +161,26 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
         patch.filterStatuses = filter.filterStatuses;
         patch.filterProfileIds = filter.filterProfileIds;
       }
+      // A walk subscribed to again starts at the horizon, as a new endpoint's would: what changed
+      // while it was not subscribed is not sent.
+      const restart: { listings?: Position; events?: string } = {};
+      if (input.events !== undefined) {
+        patch.events = checkSubscription(input.events);
+        const before = walksOf(current.events);
+        const after = walksOf(patch.events);
+        if ((after.listings && !before.listings) || (after.outbox && !before.outbox)) {
+          const start = await startPosition();
+          if (after.listings && !before.listings) restart.listings = start;
+          if (after.outbox && !before.outbox) restart.events = start.ts;
+        }
+      }
       const changed = Object.keys(input);
       const record = await audited(
         partner,
         id,
         { action: 'webhook.updated', details: { changed } },
         ctx,
-        (tx) => deps.store.update(id, patch, tx),
+        (tx) => deps.store.update(id, patch, tx, restart),
       );
       return endpointView(record);
     },

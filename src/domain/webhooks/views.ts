@@ -19,6 +19,8 @@ export interface EndpointInput {
   url: string;
   description?: string | null | undefined;
   filter?: Partial<EndpointFilter> | null | undefined;
+  /** The event types to subscribe to (default: DEFAULT_EVENTS). */
+  events?: readonly string[] | undefined;
 }
 
 export function endpointView(record: EndpointRecord): EndpointView {
@@ -28,6 +30,7 @@ export function endpointView(record: EndpointRecord): EndpointView {
     url: record.url,
     description: record.description,
     filter: { status: record.filterStatuses, dealerProfileIds: record.filterProfileIds },
+    events: record.events as EndpointView['events'],
     enabled: record.enabled,
     disabledReason: record.disabledReason,
     disabledAt: record.disabledAt,
@@ -46,7 +49,7 @@ export function endpointView(record: EndpointRecord): EndpointView {
 
 export function deliveryView(attempt: AttemptRecord): DeliveryView {
   const { endpointId: _endpoint, deliveryId, position: _position, ...shown } = attempt;
-  return { ...shown, webhookId: `msg_${deliveryId}` };
+  return { ...shown, type: shown.type as DeliveryView['type'], webhookId: `msg_${deliveryId}` };
 }
 
 const DELIVERY_CURSOR = (endpointId: string) => `deliveries:${endpointFingerprint(endpointId)}`;

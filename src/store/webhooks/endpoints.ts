@@ -13,12 +13,18 @@ import {
 /** Webhook endpoints as partners and operators manage them: create, read, change, disable, remove. */
 export function webhookEndpointStore(db: Queryable) {
   return {
+    /** A new endpoint, its walk of listings and of events both starting at `start`. */
     async create(input: NewEndpoint, start: Position, tx: Queryable = db): Promise<EndpointRecord> {
       const rows = await tx.query(
         'CreateWebhookEndpoint',
-        `INSERT INTO webhook_endpoints (id, partner_id, url, description, filter_statuses, filter_profile_ids,
-           secret, position_ts, position_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+        `WITH created AS (
+           INSERT INTO webhook_endpoints (id, partner_id, url, description, filter_statuses, filter_profile_ids,
+             secret, position_ts, position_id, events)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *),
+         stream AS (
+           INSERT INTO webhook_event_streams (endpoint_id, position_ts, position_seq)
+           SELECT id, position_ts, 0 FROM created)
+         SELECT ${COLUMNS} FROM created`,
         [
           randomUUID(),
           input.partnerId,
@@ -29,6 +35,7 @@ export function webhookEndpointStore(db: Queryable) {
           input.secret,
           start.ts,
           start.id,
+          input.events,
         ],
       );
       return toRecord(rows[0]!);
@@ -81,7 +88,16 @@ export function webhookEndpointStore(db: Queryable) {
       return rows[0]!.n;
     },
 
-    async update(id: string, patch: EndpointPatch, tx: Queryable = db): Promise<EndpointRecord | undefined> {
+    /**
+     * Changes an endpoint. `restart`: a walk it subscribes to again starts at this position, not
+     * where it stopped when it unsubscribed (listings: the walk of listings; events: the outbox's).
+     */
+    async update(
+      id: string,
+      patch: EndpointPatch,
+      tx: Queryable = db,
+      restart: { listings?: Position; events?: string } = {},
+    ): Promise<EndpointRecord | undefined> {
       const sets: string[] = [];
       const params: unknown[] = [id];
       const set = (column: string, value: unknown) => {
@@ -92,6 +108,13 @@ export function webhookEndpointStore(db: Queryable) {
       if (patch.description !== undefined) set('description', patch.description);
       if (patch.filterStatuses !== undefined) set('filter_statuses', patch.filterStatuses);
       if (patch.filterProfileIds !== undefined) set('filter_profile_ids', patch.filterProfileIds);
+      if (patch.events !== undefined) set('events', patch.events);
+      if (restart.listings) {
+        set('position_ts', restart.listings.ts);
+        set('position_id', restart.listings.id);
+        sets.push(`pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL,
+          pending_attempt = 0`);
+      }
       if (patch.enabled === false) {
         params.push(DISABLED_BY_PARTNER);
         sets.push(`enabled = false, disabled_at = coalesce(disabled_at, now()),
@@ -108,7 +131,10 @@ export function webhookEndpointStore(db: Queryable) {
          RETURNING ${COLUMNS}`,
         params,
       );
-      return rows[0] ? toRecord(rows[0]) : undefined;
+      if (!rows[0]) return undefined;
+      if (restart.events) await restartEvents(tx, id, restart.events);
+      if (patch.enabled === true) await freshEventStreak(tx, id);
+      return toRecord(rows[0]);
     },
 
     /** Disables an endpoint; `hold`: by the operator, so only the operator enables it again. */
@@ -182,7 +208,30 @@ export function webhookEndpointStore(db: Queryable) {
          WHERE id = $1 RETURNING ${COLUMNS}`,
         [id, position?.ts ?? null, position?.id ?? null],
       );
-      return rows[0] ? toRecord(rows[0]) : undefined;
+      if (!rows[0]) return undefined;
+      await freshEventStreak(tx, id);
+      return toRecord(rows[0]);
     },
   };
+}
+
+/** The endpoint's walk of events starts again at `ts`: nothing in flight, no streak. */
+async function restartEvents(tx: Queryable, id: string, ts: string): Promise<void> {
+  await tx.query(
+    'RestartWebhookEvents',
+    `UPDATE webhook_event_streams SET position_ts = $2, position_seq = 0, pending_delivery_id = NULL,
+       pending_through_ts = NULL, pending_through_seq = NULL, pending_attempt = 0, failing_since = NULL,
+       next_attempt_at = now()
+     WHERE endpoint_id = $1`,
+    [id, ts],
+  );
+}
+
+/** Enabled again: the walk of events goes on from where it stopped, at once, with a fresh retry period. */
+async function freshEventStreak(tx: Queryable, id: string): Promise<void> {
+  await tx.query(
+    'FreshWebhookEventStreak',
+    'UPDATE webhook_event_streams SET failing_since = NULL, next_attempt_at = now() WHERE endpoint_id = $1',
+    [id],
+  );
 }

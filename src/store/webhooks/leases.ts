@@ -13,6 +13,8 @@ export const CLAIM_SQL = `UPDATE webhook_endpoints e
    WHERE e.id IN (
      SELECT w.id FROM webhook_endpoints w
      WHERE w.enabled AND w.next_attempt_at <= clock_timestamp()
+       -- Only endpoints subscribed to the walk of listings (the default); events go their own way.
+       AND 'listings.changed' = ANY(w.events)
        AND (w.lease_until IS NULL OR w.lease_until < clock_timestamp())
        AND (w.pending_delivery_id IS NOT NULL
             -- A scalar probe with ORDER BY … LIMIT 1, not EXISTS: EXISTS drops the order, and
@@ -26,7 +28,7 @@ export const CLAIM_SQL = `UPDATE webhook_endpoints e
 /**
  * The lease protocol of deliveries: an instance claims due endpoints, begins a delivery, and
  * acknowledges, fails, postpones or releases it; every step that moves an endpoint on is
- * conditioned on still holding its lease (domain/webhooks/dispatcher.ts).
+ * conditioned on still holding its lease (domain/webhooks/round.ts).
  */
 export function webhookLeaseStore(db: Queryable) {
   const log = webhookAttemptStore(db);

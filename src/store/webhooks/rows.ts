@@ -13,6 +13,8 @@ export interface EndpointRecord {
   description: string | null;
   filterStatuses: string[] | null;
   filterProfileIds: string[] | null;
+  /** The event types it subscribes to (domain/events/registry.ts). */
+  events: string[];
   enabled: boolean;
   disabledReason: string | null;
   disabledAt: string | null;
@@ -35,7 +37,8 @@ export interface AttemptRecord {
   id: string;
   endpointId: string;
   deliveryId: string;
-  type: 'listings.changed' | 'ping';
+  /** An event type of the registry, or `ping`. */
+  type: string;
   attempt: number;
   status: 'succeeded' | 'failed';
   listingCount: number;
@@ -55,6 +58,7 @@ export interface NewEndpoint {
   description: string | null;
   filterStatuses: string[] | null;
   filterProfileIds: string[] | null;
+  events: string[];
   secret: string;
 }
 
@@ -63,13 +67,14 @@ export interface EndpointPatch {
   description?: string | null | undefined;
   filterStatuses?: string[] | null | undefined;
   filterProfileIds?: string[] | null | undefined;
+  events?: string[] | undefined;
   enabled?: boolean | undefined;
 }
 
 /** An attempt's outcome, as the dispatcher records it. */
 export interface AttemptOutcome {
   deliveryId: string;
-  type: 'listings.changed' | 'ping';
+  type: string;
   attempt: number;
   ok: boolean;
   listingCount: number;
@@ -82,7 +87,7 @@ export interface AttemptOutcome {
 
 const TS = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-export const COLUMNS = `id, partner_id, url, description, filter_statuses, filter_profile_ids, enabled,
+export const COLUMNS = `id, partner_id, url, description, filter_statuses, filter_profile_ids, events, enabled,
   disabled_reason, disabled_at, held_by_operator, secret, previous_secret, previous_secret_expires_at,
   ${TS('position_ts')} AS position_ts, position_id, pending_delivery_id,
   ${TS('pending_through_ts')} AS pending_through_ts, pending_through_id, pending_attempt,
@@ -98,6 +103,7 @@ export function toRecord(row: Record<string, unknown>): EndpointRecord {
     description: row.description as string | null,
     filterStatuses: row.filter_statuses as string[] | null,
     filterProfileIds: row.filter_profile_ids as string[] | null,
+    events: row.events as string[],
     enabled: row.enabled as boolean,
     disabledReason: row.disabled_reason as string | null,
     disabledAt: iso(row.disabled_at),
@@ -125,7 +131,7 @@ export function toAttempt(row: Record<string, unknown>): AttemptRecord {
     id: row.id as string,
     endpointId: row.endpoint_id as string,
     deliveryId: row.delivery_id as string,
-    type: row.type as 'listings.changed' | 'ping',
+    type: row.type as string,
     attempt: row.attempt as number,
     status: row.status as 'succeeded' | 'failed',
     listingCount: row.listing_count as number,

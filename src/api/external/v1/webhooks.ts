@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CURSOR_MAX_LENGTH, CURSOR_PATTERN } from '../../../domain/cursor.js';
 import { ENUMS } from '../../../domain/enums.js';
+import { DEFAULT_EVENTS, EVENT_TYPE_NAMES } from '../../../domain/events/registry.js';
 import { TEXT_PATTERN } from '../../../domain/listings/field-types.js';
 import { deliverySchema, endpointSchema } from '../../../domain/shapes/webhooks.js';
 import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
@@ -66,12 +67,21 @@ const description = z
   .meta({ pattern: TEXT_PATTERN })
   .nullable();
 
+const events = z
+  .array(z.enum(EVENT_TYPE_NAMES, { error: `must be one of ${EVENT_TYPE_NAMES.join(', ')}` }))
+  .min(1)
+  .max(EVENT_TYPE_NAMES.length * 2)
+  .describe(
+    `The event types to receive (docs/webhooks.md, "Event types"); absent on creation: ${JSON.stringify(DEFAULT_EVENTS)}.`,
+  );
+
 // Closed objects, as the service reads them (parseBody refuses any other name as unknown_field):
 // a document that allowed more would let a validating client send what the service refuses.
 const createBody = z.strictObject({
   url,
   description: description.optional(),
   filter: filterSchema.optional(),
+  events: events.optional(),
 });
 
 const patchBody = z
@@ -79,12 +89,13 @@ const patchBody = z
     url: url.optional(),
     description: description.optional(),
     filter: filterSchema.optional(),
+    events: events.optional(),
     enabled: z
       .boolean()
       .optional()
       .describe('false pauses deliveries; true starts them again from where they stopped.'),
   })
-  .refine((b) => Object.keys(b).length > 0, 'name at least one of url, description, filter, enabled')
+  .refine((b) => Object.keys(b).length > 0, 'name at least one of url, description, filter, events, enabled')
   // The refinement says "at least one field" to the service; this says it to the document.
   .meta({ minProperties: 1 });
 
@@ -185,7 +196,7 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           bodyExamples: WEBHOOK_BODY_EXAMPLES.updateWebhookEndpoint,
         },
         schema: {
-          summary: 'Change a webhook endpoint (url, description, filter, enabled)',
+          summary: 'Change a webhook endpoint (url, description, filter, events, enabled)',
           tags,
           params: idParams,
           response: { 200: z.object({ data: endpointSchema }), ...enableErrors },
