@@ -96,6 +96,13 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: int(1_000, 30_000).default(10_000),
   // Deliveries one instance runs at once; 0: this instance delivers none (the others do).
   WEBHOOK_CONCURRENCY: int(0, 500).default(16),
+  // Image checks (docs/images.md): fetches one instance runs at once; 0: this instance checks none.
+  IMAGE_CHECK_CONCURRENCY: int(0, 500).default(8),
+  // As WEBHOOK_ALLOW_PRIVATE and WEBHOOK_ALLOW_LOOPBACK, for image URLs (tests, the demo).
+  IMAGE_CHECK_ALLOW_PRIVATE: flag.default(false),
+  IMAGE_CHECK_ALLOW_LOOPBACK: flag.default(false),
+  // The whole fetch of one image, redirects and body included (docs/images.md, "How an image is fetched").
+  IMAGE_CHECK_TIMEOUT_MS: int(500, 60_000).default(20_000),
   // Failed partner requests and per-minute usage are kept this many days; 0: none are kept.
   REQUEST_RECORDS_RETENTION_DAYS: int(0, 365).default(7),
   // Failed requests kept one by one per partner and minute (per instance); the rest are counted.

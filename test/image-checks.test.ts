@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { configuredImageChecks } from '../src/background/image-checks.js';
+import type { Loop } from '../src/background/loop.js';
+import { bootApp, createTree, listingBody, type TestApp, type Tree } from './helpers/app.js';
+import { eventually } from './helpers/eventually.js';
+import { type ImageServer, startImageServer } from './helpers/image-server.js';
+import { putListing, putOk } from './helpers/listings-api.js';
+import { ref, writer } from './helpers/write-fixtures.js';
+
+/**
+ * Image checks (docs/images.md), black-box: listings written through the API with URLs on a local
+ * image server, checked by the checker loop, each state ending where the docs say. Two checkers
+ * on one database share the work by leases. Runs on PGlite, and on PostgreSQL when DATABASE_URL
+ * is set.
+ */
+
+let app: TestApp;
+let images: ImageServer;
+let tree: Tree;
+let secret: string;
+const checkers: Loop[] = [];
+/** The URLs each checker fetched, in order. */
+const fetched: string[][] = [];
+
+/** A checker on the app's database, as another instance would run it. */
+function checker(concurrency = 8): Loop {
+  const mine: string[] = [];
+  fetched.push(mine);
+  const loop = configuredImageChecks(
+    { ...app.config, IMAGE_CHECK_CONCURRENCY: concurrency },
+    app.running.db,
+    { logger: pino({ level: 'silent' }), observe: (url) => mine.push(url) },
+    { everyMs: 50, random: () => 0 },
+  );
+  checkers.push(loop);
+  return loop;
+}
+
+before(async () => {
+  images = await startImageServer();
+  app = await bootApp({
+    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
+    IMAGE_CHECK_TIMEOUT_MS: '1000',
+    IMAGE_CHECK_CONCURRENCY: '0',
+  });
+  tree = await createTree(app);
+  secret = (await writer(app, [tree.ids.A!])).secret;
+});
+after(async () => {
+  for (const loop of checkers) await loop.stop();
+  await app.close();
+  await images.close();
+});
+
+interface Row {
+  url: string;
+  state: string;
+  format: string | null;
+  width: number | null;
+  problem_code: string | null;
+  checked_at: Date | null;
+  last_checked_at: Date | null;
+  leased_by: string | null;
+}
+
+async function checks(urls: readonly string[]): Promise<Map<string, Row>> {
+  const rows = await app.running.db.query<Row>(
+    'TestImageChecks',
+    `SELECT url, state, format, width, problem_code, checked_at, last_checked_at, leased_by
+     FROM image_checks WHERE url = ANY($1::text[])`,
+    [urls],
+  );
+  return new Map(rows.map((r) => [r.url, r]));
+}
+
+async function allChecked(urls: readonly string[]): Promise<Map<string, Row>> {
+  let last = new Map<string, Row>();
+  await eventually(
+    async () => {
+      last = await checks(urls);
+      return urls.every((u) => last.get(u) && last.get(u)!.state !== 'pending');
+    },
+    () => JSON.stringify([...last.values()].filter((r) => r.state === 'pending').map((r) => r.url)),
+    30_000,
+  );
+  return last;
+}
+
+async function linked(listingId: string): Promise<string[]> {
+  const rows = await app.running.db.query<{ url: string }>(
+    'TestListingImages',
+    'SELECT url FROM listing_images WHERE listing_id = $1 ORDER BY url',
+    [listingId],
+  );
+  return rows.map((r) => r.url);
+}
+
+describe('image checks', () => {
+  test('a write enqueues its URLs as pending, in its own transaction; nothing is fetched without a checker', async () => {
+    const url = images.url('/photo.jpg?enqueue');
+    const id = await putListing(app, secret, ref('enqueue'), listingBody({ images: [url, url] }));
+    assert.deepEqual(await linked(id), [url]);
+    assert.equal((await checks([url])).get(url)?.state, 'pending');
+    assert.equal(images.hits('/photo.jpg'), 0);
+  });
+
+  test('each state ends where the docs say', async () => {
+    const expected: [string, string, string | null, string | null][] = [
+      ['/photo.jpg', 'ok', 'jpeg', null],
+      ['/progressive.jpg', 'ok', 'jpeg', null],
+      ['/lossy.webp', 'ok', 'webp', null],
+      ['/photo.avif', 'ok', 'avif', null],
+      ['/photo.png', 'ok', 'png', null],
+      ['/photo.gif', 'ok', 'gif', null],
+      ['/photo-as-text', 'ok', 'jpeg', null],
+      ['/page.html', 'not_an_image', null, 'html_page'],
+      ['/lying.jpg', 'not_an_image', null, 'html_page'],
+      ['/empty.jpg', 'not_an_image', null, 'empty_body'],
+      ['/tiny.png', 'too_small', 'png', 'too_small'],
+      ['/wide.png', 'too_large', 'png', 'dimensions_too_large'],
+      ['/huge.png', 'too_large', 'png', 'file_too_large'],
+      ['/missing.jpg', 'unreachable', null, 'not_found'],
+      ['/broken.jpg', 'unreachable', null, 'http_error'],
+      ['/slow?ms=5000', 'unreachable', null, 'timeout'],
+      ['/redirect/private', 'unreachable', null, 'forbidden_address'],
+    ];
+    const urls = expected.map(([p]) => images.url(p));
+    // Two listings share some URLs: one check per URL.
+    await putListing(app, secret, ref('states'), listingBody({ images: urls.slice(0, 10) }));
+    await putListing(app, secret, ref('states'), listingBody({ images: urls.slice(5) }));
+    await checker().start();
+    const rows = await allChecked(urls);
+    const found = expected.map(([p]) => {
+      const row = rows.get(images.url(p))!;
+      return [p, row.state, row.format, row.problem_code];
+    });
+    assert.deepEqual(found, expected);
+    assert.equal(images.hits('/photo.png'), 1);
+    assert.equal(images.hits('/page.html'), 1);
+  });
+
+  test('a re-check finding the same result keeps checkedAt (when the result was first found)', async () => {
+    const url = images.url('/photo.jpg?again');
+    await putListing(app, secret, ref('again'), listingBody({ images: [url] }));
+    const first = (await allChecked([url])).get(url)!;
+    await app.running.db.query('TestDueNow', 'UPDATE image_checks SET next_check_at = now() WHERE url = $1', [
+      url,
+    ]);
+    let again = first;
+    await eventually(
+      async () => {
+        again = (await checks([url])).get(url)!;
+        return again.last_checked_at!.getTime() > first.last_checked_at!.getTime();
+      },
+      () => JSON.stringify(again),
+    );
+    assert.equal(again.state, 'ok');
+    assert.equal(again.checked_at!.getTime(), first.checked_at!.getTime());
+  });
+
+  test('a URL changed while its check runs: the late result stays with the old URL', async () => {
+    const reference = ref('changed');
+    const slow = images.url('/slow?ms=600&changed');
+    const id = await putListing(app, secret, reference, listingBody({ images: [slow] }));
+    // Claimed: the check is under way.
+    await eventually(
+      async () => (await checks([slow])).get(slow)?.leased_by != null,
+      () => 'not claimed',
+    );
+    const photo = images.url('/photo.jpg?changed');
+    await putOk(app, secret, reference, listingBody({ images: [photo] }));
+    assert.deepEqual(await linked(id), [photo]);
+    const rows = await allChecked([slow, photo]);
+    assert.equal(rows.get(photo)!.state, 'ok');
+    assert.equal(rows.get(slow)!.state, 'ok');
+    // Nothing links the listing to the old URL's result.
+    assert.deepEqual(await linked(id), [photo]);
+  });
+
+  test('two checkers on one database never check a URL twice (leases)', async () => {
+    const other = checker(4);
+    await other.start();
+    const urls = Array.from({ length: 30 }, (_, i) => images.url(`/progressive.jpg?lease=${i}`));
+    await putListing(app, secret, ref('lease'), listingBody({ images: urls }));
+    await allChecked(urls);
+    // Fetched once each, by one checker or the other; both took some.
+    const mine = (i: number) => fetched[i]!.filter((u) => urls.includes(u));
+    assert.deepEqual([...mine(0), ...mine(1)].sort(), [...urls].sort());
+    assert.ok(mine(0).length > 0 && mine(1).length > 0, `${mine(0).length} and ${mine(1).length}`);
+  });
+});
