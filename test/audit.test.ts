@@ -217,7 +217,7 @@ describe('audit log', () => {
         partnerName: null,
         dealerId: dealer.id,
         dealerCode: code,
-        details: { locationCode: code, parentId: null },
+        details: { locationCode: code, parentId: null, city: 'Gent' },
       },
     ]);
     const imported = (await entries('action=dealers.imported&limit=500')).filter(

@@ -10,6 +10,18 @@ import { messages } from './messages.js';
 type NewDealer = DealerInput & { parentLocationCode?: string | undefined };
 export type DealerTreeNode = NewDealer & { children?: DealerTreeNode[] | undefined };
 
+/** The fields a new profile was given (not its code and parent, said on their own), for its audit entry. */
+function given(input: NewDealer): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (['locationCode', 'parentId', 'parentLocationCode'].includes(key)) continue;
+    if (value === undefined || value === null || value === '') continue;
+    if (key === 'metadata' && typeof value === 'object' && !Object.keys(value).length) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
 /** How many location codes a dealers.imported entry names. */
 const IMPORT_CODES_RECORDED = 100;
 
@@ -56,7 +68,8 @@ async function createDealer(deps: DealerDeps, input: NewDealer, ctx: AuditContex
         {
           action: 'dealer.created',
           dealerId: dealer.id,
-          details: { locationCode: dealer.locationCode, parentId: dealer.parentId },
+          // What the new profile was given: an audit row that says only its code says too little.
+          details: { locationCode: dealer.locationCode, parentId: dealer.parentId, ...given(input) },
         },
         ctx,
         tx,
@@ -88,6 +101,12 @@ async function updateDealer(
           const from = (before as unknown as Record<string, unknown>)[key];
           if (key !== 'updatedAt' && JSON.stringify(from) !== JSON.stringify(to)) changed[key] = { from, to };
         }
+        // The parent by its location code, not the whole profile read beside it.
+        if (changed.parent)
+          changed.parent = {
+            from: before.parent?.locationCode ?? null,
+            to: after.parent?.locationCode ?? null,
+          };
         if (Object.keys(changed).length) {
           await deps.audit.record(
             { action: 'dealer.updated', dealerId: id, details: { changes: changed } },
