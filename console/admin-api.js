@@ -21,6 +21,8 @@ export class ApiError extends Error {
     this.issues = body?.error?.issues ?? [];
     /** @type {string | undefined} */
     this.requestId = body?.error?.requestId;
+    /** @type {unknown} What the request sent: a refusal says how long a field sent was. */
+    this.sent = undefined;
   }
 }
 
@@ -63,7 +65,11 @@ export async function api(method, path, body, { signingIn = false } = {}) {
   }
   const json = res.status === 204 ? null : await res.json().catch(() => null);
   if (res.status === 401 && !signingIn) onRefused();
-  if (!res.ok) throw new ApiError(res.status, json);
+  if (!res.ok) {
+    const error = new ApiError(res.status, json);
+    error.sent = body;
+    throw error;
+  }
   return json;
 }
 

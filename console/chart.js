@@ -3,6 +3,8 @@
 // values of one bucket on hover, or on focus with the arrow keys. No library: a charting library
 // of a few dozen KB would bring its own styles and a canvas that axe-core and a screen reader
 // cannot read, for one kind of chart (docs/operations.md: the console).
+import { reveal } from './format.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 
 /**
@@ -31,6 +33,20 @@ export function scale(max) {
 
 /** @param {number} n */
 const fmt = (n) => Number(n).toLocaleString('en');
+
+/** @type {CanvasRenderingContext2D | null} */
+let measurer = null;
+/**
+ * How wide a label of the axes is drawn (12 px, the page's font): labels are spaced by what they
+ * need, not by a guess (the 7-day chart's first two overlapped).
+ * @param {string} text
+ */
+function textWidth(text) {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  if (!measurer) return text.length * 7.5;
+  measurer.font = `12px ${getComputedStyle(document.body).fontFamily}`;
+  return measurer.measureText(text).width;
+}
 /** @param {number} n @param {string} word */
 const plural = (n, word) => `${fmt(n)} ${word}${n === 1 ? '' : 's'}`;
 
@@ -53,6 +69,8 @@ export function chart(buckets, { label, startOf, stepMs, width }) {
   const n = Math.max(1, buckets.length);
   const bw = pw / n;
   const { top, step } = scale(Math.max(0, ...buckets.map((b) => b.requests)));
+  // Nothing to draw: no scale is invented for it (it showed 0–4), and the chart says so.
+  const empty = buckets.every((b) => b.requests === 0);
   /** @param {number} v */
   const y = (v) => pad.top + ph - (v / top) * ph;
   const days = stepMs >= 3_600_000 * 6;
@@ -71,11 +89,11 @@ export function chart(buckets, { label, startOf, stepMs, width }) {
     height: H,
     role: 'group',
     tabindex: 0,
-    'aria-label': `${label}. Arrow keys read one ${days ? '6-hour period' : stepMs >= 3_600_000 ? 'hour' : 'minute'} after another.`,
+    'aria-label': `${reveal(label)}. Arrow keys read one ${days ? '6-hour period' : stepMs >= 3_600_000 ? 'hour' : 'minute'} after another.`,
   });
 
   // The value scale: gridlines with their numbers.
-  for (let v = 0; v <= top; v += step) {
+  for (let v = 0; !empty && v <= top; v += step) {
     el.append(
       svg('line', { class: 'grid', x1: pad.left, x2: W - pad.right, y1: y(v), y2: y(v) }),
       svg('text', { class: 'y-tick', x: pad.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, fmt(v)),
@@ -90,18 +108,18 @@ export function chart(buckets, { label, startOf, stepMs, width }) {
     if (errors > 0)
       el.append(svg('rect', { class: 'err', x, y: y(errors), width: w, height: y(0) - y(errors) }));
   });
-  // The time axis: a label every few buckets, as many as fit (about one per 90 px).
+  // The time axis: each label starts at its bucket's start; every few buckets, as many as fit
+  // with a gap between them, the widest label measured.
   el.append(svg('line', { class: 'axis', x1: pad.left, x2: W - pad.right, y1: y(0), y2: y(0) }));
-  const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor(pw / 90))));
+  const labels = buckets.map((b) => time(Date.parse(startOf(b))));
+  const widest = Math.max(0, ...labels.map(textWidth));
+  const every = Math.max(1, Math.ceil((widest + 12) / bw));
   for (let i = 0; i < buckets.length; i += every) {
     const x = pad.left + i * bw;
+    if (x + widest > W) break;
     el.append(
       svg('line', { class: 'axis', x1: x, x2: x, y1: y(0), y2: y(0) + 4 }),
-      svg(
-        'text',
-        { class: 'x-tick', x, y: H - 8, 'text-anchor': i === 0 ? 'start' : 'middle' },
-        time(Date.parse(startOf(/** @type {B} */ (buckets[i])))),
-      ),
+      svg('text', { class: 'x-tick', x, y: H - 8, 'text-anchor': 'start' }, labels[i] ?? ''),
     );
   }
 
@@ -118,11 +136,13 @@ export function chart(buckets, { label, startOf, stepMs, width }) {
   const readout = document.createElement('p');
   readout.className = 'readout';
   readout.setAttribute('aria-live', 'polite');
-  readout.textContent = 'Point at a bar, or focus the chart and use ← →, to read its values.';
+  readout.textContent = empty
+    ? 'No requests in this period.'
+    : 'Point at a bar, or focus the chart and use ← →, to read its values.';
   let picked = -1;
   /** @param {number} i */
   const pick = (i) => {
-    if (!buckets.length) return;
+    if (!buckets.length || empty) return;
     picked = Math.min(buckets.length - 1, Math.max(0, i));
     const b = /** @type {B} */ (buckets[picked]);
     const from = Date.parse(startOf(b));

@@ -5,6 +5,35 @@
 export const fmt = (n) => Number(n).toLocaleString('en');
 
 /**
+ * "1 request", "3 requests".
+ * @param {number} n
+ * @param {string} word
+ */
+export const plural = (n, word) => `${fmt(n)} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * Bidirectional controls (embeddings, overrides, isolates, marks): in a name a partner or an
+ * operator typed, `‮gnp.exe‬` is drawn "exe.png", and one left open reverses the text after it.
+ */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Text from the API as it may be shown: each bidirectional control written as its code point
+ * ([U+202E]), never obeyed. ui.js passes every text and label it draws through this.
+ * @param {string} text
+ */
+export const reveal = (text) =>
+  text.replace(BIDI, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`);
+
+/** The browser's time zone and its offset now: every time the console shows is in it. */
+export function timeZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const offset = -new Date().getTimezoneOffset();
+  const hm = `${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+  return `${zone} (UTC${offset < 0 ? '−' : '+'}${hm})`;
+}
+
+/**
  * A moment in local time, short and sortable: 2026-11-26 05:23:44.
  * @param {string | null | undefined} iso
  */
@@ -42,45 +71,6 @@ export const lastUse = (p) =>
   p.lastUsedAt ? `${when(p.lastUsedAt)}${p.lastUsedKey === 'previous' ? ' (previous secret)' : ''}` : 'never';
 
 /**
- * Whether a partner moved to its new secret, during a rotation's grace. The service counts a use
- * of the current secret only from requests made with it after the rotation (a use before it is
- * the previous secret's), so "moved" is never said from a request made before.
- * @param {Partner} p
- */
-export const movedYet = (p) =>
-  p.lastUsedKey === 'current'
-    ? `The partner has moved to the new secret: its last request (${when(p.lastUsedAt)}) used it.`
-    : p.lastUsedKey === 'previous'
-      ? `The partner has not moved yet: its last request (${when(p.lastUsedAt)}) used the previous secret. Ending the grace now would cut it off.`
-      : 'The partner has made no request yet.';
-
-/**
- * Requests per secret since a rotation, from the usage counted from its time (minute buckets at
- * first): how many with each secret, and when each was last (and the new one first) used. The
- * counts are kept per minute: the rotation's own minute also holds requests made just before it,
- * with the secret that was current then, and they count with the new one.
- * @param {import('./types.js').Usage} usage usage?since=<secretRotatedAt>
- * @param {string} rotatedAt
- * @returns {{counts: string, previousSince: string}}
- */
-export function sinceRotation(usage, rotatedAt) {
-  const t = usage.totals;
-  const withNew = t.requests - t.previousKeyRequests - t.retiredKeyRequests;
-  const step = usage.bucketMinutes === 1 ? 'minute' : `${usage.bucketMinutes} minutes`;
-  const counts = `Since the rotation at ${when(rotatedAt)} (counted per minute from its minute, where requests just before the rotation count with the new secret): ${fmt(withNew)} ${withNew === 1 ? 'request' : 'requests'} with the new secret, ${fmt(t.previousKeyRequests)} with the previous secret${t.retiredKeyRequests ? `, ${fmt(t.retiredKeyRequests)} refused with a retired one` : ''}.`;
-  const firstNew = usage.buckets.find((b) => b.requests - b.previousKeyRequests - b.retiredKeyRequests > 0);
-  const lastPrevious = [...usage.buckets].reverse().find((b) => b.previousKeyRequests > 0);
-  const previousSince = !lastPrevious
-    ? 'No request with the previous secret since the rotation.'
-    : !firstNew
-      ? `The previous secret was last used in the ${step} from ${when(lastPrevious.start)}; no request with the new secret yet.`
-      : lastPrevious.start >= firstNew.start
-        ? `The previous secret was last used in the ${step} from ${when(lastPrevious.start)}: still in use since the first request with the new secret (${step} from ${when(firstNew.start)}).`
-        : `The previous secret has had no request since the first with the new secret (${step} from ${when(firstNew.start)}); it was last used in the ${step} from ${when(lastPrevious.start)}.`;
-  return { counts, previousSince };
-}
-
-/**
  * A dealer as operators name it: its code, and its name when it has one.
  * @param {{locationCode: string, displayName?: string | null, companyName?: string | null}} d
  */
@@ -94,6 +84,13 @@ const FIELDS = {
   name: 'Name',
   locationCode: 'Location code',
   parentLocationCode: 'Parent location code',
+  parentId: 'Parent location code',
+  city: 'City',
+  province: 'Province',
+  email: 'Email',
+  phone: 'Phone',
+  reason: 'Why',
+  disabledReason: 'Why',
   displayName: 'Display name',
   companyName: 'Company name',
   rateLimitPerMinute: 'Rate limit',
@@ -124,8 +121,19 @@ export const fieldName = (fullPath) => {
 };
 
 /**
- * An issue's message, with the validator's wording for a missing field said plainly.
+ * An issue's message in an operator's words: the validator's wording of a missing field, a length
+ * or a count said plainly (`sent`: the value the field had, to say how long it was).
  * @param {{code: string, message: string}} i
+ * @param {unknown} [sent]
  */
-export const issueText = (i) =>
-  i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'required' : i.message;
+export function issueText(i, sent) {
+  if (i.code === 'invalid_type' && /received undefined/.test(i.message)) return 'required';
+  const big = /^Too big: expected string to have <=(\d+) characters?$/.exec(i.message);
+  if (big)
+    return `at most ${fmt(Number(big[1]))} characters${typeof sent === 'string' ? ` (this has ${fmt(sent.length)})` : ''}`;
+  const small = /^Too small: expected string to have >=(\d+) characters?$/.exec(i.message);
+  if (small) return Number(small[1]) === 1 ? 'required' : `at least ${small[1]} characters`;
+  const few = /^Too small: expected array to have >=(\d+) items?$/.exec(i.message);
+  if (few) return `pick at least ${few[1]}`;
+  return i.message;
+}

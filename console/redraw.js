@@ -17,3 +17,23 @@ export function onRedraw(draw) {
  * @param {DrawOptions} [options]
  */
 export const redraw = (options) => handler(options);
+
+/** What to focus once the next page is drawn (a filter's results), instead of the page's start. */
+let focusNext = '';
+
+/**
+ * Goes to `hash`; once its page is drawn, the focus goes to `focus` (a selector) when it is there.
+ * @param {string} hash
+ * @param {string} focus
+ */
+export function navigate(hash, focus) {
+  focusNext = focus;
+  location.hash = hash;
+}
+
+/** The selector `navigate` asked to focus (once), or ''. */
+export function takeFocusRequest() {
+  const selector = focusNext;
+  focusNext = '';
+  return selector;
+}

@@ -2,7 +2,8 @@
 // Hash routes (#/partners/…): which view draws which page, the "Loading…" state, the header
 // (who is signed in, the current section), and signing out when the token is refused.
 import { api, TOKEN_KEY, whenRefused } from './admin-api.js';
-import { onRedraw } from './redraw.js';
+import { timeZone, when } from './format.js';
+import { onRedraw, takeFocusRequest } from './redraw.js';
 import { REFUSED, showSignIn } from './signin.js';
 import { clearToast, errorBox, h, main, nav, who } from './ui.js';
 import { audit } from './views/audit.js';
@@ -38,6 +39,10 @@ const ROUTES = [
 
 /** @type {ReturnType<typeof setInterval> | undefined} */
 let refreshTimer;
+/** How often the overview follows the traffic by itself. */
+const REFRESH_MS = 10_000;
+/** When the overview last had its figures (kept across an outage, to say how old they are). */
+let overviewAt = '';
 /** Counts renders: an answer for a page the operator already left is dropped. */
 let renderCount = 0;
 
@@ -95,24 +100,47 @@ async function render(options = {}) {
     // The operator went elsewhere meanwhile (or was signed out): that page is drawn, not this one.
     if (count !== renderCount) return;
     document.title = `${title} · Forecourt console`;
+    // What is kept goes under the page's heading (a back link may come before it).
+    const at = content.findIndex((node) => node instanceof HTMLHeadingElement && node.tagName === 'H1') + 1;
     main.replaceChildren(
-      ...content.slice(0, 1),
+      ...content.slice(0, at),
       ...(options.keep ? [options.keep] : []),
-      ...content.slice(1),
+      ...content.slice(at),
     );
     main.removeAttribute('aria-busy');
-    // The overview follows the traffic by itself (a partner's page has forms: it refreshes on
-    // demand), except while the operator reads a chart's values.
-    if (title === 'Overview')
-      refreshTimer = setInterval(() => {
-        if (!main.querySelector('.chart:hover, .chart:focus')) void render();
-      }, 10_000);
+    if (title === 'Overview') {
+      overviewAt = new Date().toISOString();
+      main.querySelector('[data-updated]')?.replaceChildren(updated());
+    }
   } catch (error) {
     if (/** @type {any} */ (error).status === 401 || count !== renderCount) return;
     main.removeAttribute('aria-busy');
-    main.replaceChildren(h('h1', {}, 'Something went wrong'), errorBox(error));
+    main.replaceChildren(
+      h('h1', {}, title === 'Overview' ? 'Overview' : 'Something went wrong'),
+      errorBox(error),
+      // Said where the figures were: try again now, or the page tries by itself (the overview).
+      h('p', {}, h('button', { type: 'button', onclick: () => void render() }, 'Retry')),
+      ...(title === 'Overview' ? [h('p', { class: 'muted', 'data-updated': '' }, updated())] : []),
+    );
+    document.title = `${title} (failed) · Forecourt console`;
+  } finally {
+    // The overview follows the traffic by itself, after an outage too (its refresh stopped for
+    // good at the first failure), except while the operator reads a chart's values. A partner's
+    // page has forms: it refreshes on demand.
+    if (title === 'Overview' && count === renderCount) {
+      clearInterval(refreshTimer);
+      refreshTimer = setInterval(() => {
+        if (!main.querySelector('.chart:hover, .chart:focus')) void render();
+      }, REFRESH_MS);
+    }
   }
 }
+
+/** "Last updated 12:04:10, refreshed every 10 s": how old the overview's figures are. */
+const updated = () =>
+  overviewAt
+    ? `Last updated ${when(overviewAt).slice(11)} (${when(overviewAt).slice(0, 10)}); refreshed every ${REFRESH_MS / 1000} s.`
+    : `Not updated yet; tried every ${REFRESH_MS / 1000} s.`;
 
 /** Starts the console: draws the page of the hash, and each next one. */
 export function start() {
@@ -123,10 +151,20 @@ export function start() {
     clearToast();
     window.scrollTo(0, 0);
     // The new page's start, under the header: focusing <main> must not scroll it behind the header.
+    const focus = takeFocusRequest();
     void render({ navigation: true }).then(() => {
-      main.focus({ preventScroll: true });
-      window.scrollTo(0, 0);
+      // A filter applied: its results, said with their count (views/requests.js); else the page's start.
+      const target = focus ? /** @type {HTMLElement | null} */ (main.querySelector(focus)) : null;
+      if (target) {
+        target.focus({ preventScroll: true });
+        target.scrollIntoView({ block: 'nearest' });
+      } else {
+        main.focus({ preventScroll: true });
+        window.scrollTo(0, 0);
+      }
     });
   });
+  const zone = document.getElementById('time-zone');
+  if (zone) zone.textContent = `Times are in ${timeZone()}.`;
   void render({ navigation: true });
 }

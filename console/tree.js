@@ -1,7 +1,7 @@
 // @ts-check
 // The dealer tree: children by parent, ancestors, and a picker of roots (checkboxes in the tree,
 // searchable) used wherever a partner's access is chosen.
-import { dealerLabel } from './format.js';
+import { dealerLabel, reveal } from './format.js';
 import { h } from './ui.js';
 
 /** @typedef {import('./types.js').Dealer} Dealer */
@@ -74,12 +74,14 @@ export function rootPicker(dealers, initial, idPrefix) {
   const byId = new Map(dealers.map((d) => [d.id, d]));
   const say = () => {
     summary.textContent = chosen.size
-      ? `Picked: ${[...chosen]
-          .map((id) => {
-            const d = byId.get(id);
-            return d ? dealerLabel(d) : id;
-          })
-          .join(', ')}`
+      ? reveal(
+          `Picked: ${[...chosen]
+            .map((id) => {
+              const d = byId.get(id);
+              return d ? dealerLabel(d) : id;
+            })
+            .join(', ')}`,
+        )
       : 'No root picked yet.';
   };
   const draw = () => {

@@ -1,10 +1,14 @@
 // @ts-check
 // The console's DOM helpers. Text from the API is only ever set as text (never as HTML): a partner
-// or dealer name is data.
+// or dealer name is data. And as text that cannot deceive: every text and label drawn here shows a
+// bidirectional control as its code point (format.js reveal), wherever the name comes from.
 import { chart as drawChart } from './chart.js';
-import { fieldName, issueText } from './format.js';
+import { fieldName, issueText, reveal } from './format.js';
 
 /** @typedef {Node | string | number | null | undefined | false} Child */
+
+/** Attributes a person reads (a screen reader, a tooltip): revealed like text. A value, never. */
+const READ = new Set(['aria-label', 'title', 'placeholder', 'alt']);
 
 /**
  * An element: h('a', { href: '#/', class: 'x', onclick: fn }, 'text', child, …). Attributes whose
@@ -21,14 +25,21 @@ export function h(tag, props = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
     else if (key === 'class') el.className = value;
+    else if (READ.has(key)) el.setAttribute(key, reveal(String(value)));
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    el.append(child instanceof Node ? child : document.createTextNode(reveal(String(child))));
   }
   return el;
 }
+
+/**
+ * confirm(), with names in the question revealed as on the page.
+ * @param {string} question
+ */
+export const ask = (question) => confirm(reveal(question));
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -41,7 +52,7 @@ let toastTimer;
 /** @param {string} message said politely (the toast is a status region), gone after 6 s */
 export function toast(message) {
   const el = byId('toast');
-  el.textContent = message;
+  el.textContent = reveal(message);
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {
     el.textContent = '';
@@ -51,6 +62,19 @@ export function toast(message) {
 /** The toast's message ends when another action starts: a success is never shown beside a new error. */
 export function clearToast() {
   byId('toast').textContent = '';
+}
+
+/**
+ * Said to a screen reader, not shown: what a change of the page did (a filter's result count).
+ * @param {string} message
+ */
+export function announce(message) {
+  const el = byId('announce');
+  el.textContent = '';
+  // A new text node a moment later: a live region says a change, even of the same words.
+  setTimeout(() => {
+    el.textContent = reveal(message);
+  }, 50);
 }
 
 /**
@@ -71,6 +95,12 @@ export function errorBox(error) {
     text = error.issues.length === 1 ? 'Please correct this field:' : 'Please correct these fields:';
     issues = error.issues;
   }
+  /** @param {string} path the value the request sent at it (body.displayName, name…) */
+  const sentAt = (path) =>
+    path
+      .replace(/^(body|query|params)\./, '')
+      .split('.')
+      .reduce((/** @type {any} */ v, k) => (v && typeof v === 'object' ? v[k] : undefined), error.sent);
   return h(
     'div',
     { class: 'error', role: 'alert' },
@@ -79,7 +109,7 @@ export function errorBox(error) {
       ? h(
           'ul',
           {},
-          issues.map((i) => h('li', {}, `${fieldName(i.path)}: ${issueText(i)}`)),
+          issues.map((i) => h('li', {}, `${fieldName(i.path)}: ${issueText(i, sentAt(i.path))}`)),
         )
       : null,
   );
@@ -214,16 +244,34 @@ export const cards = (items) =>
   );
 
 /**
- * A chart as wide as the page's content allows now (chart.js).
+ * A chart as wide as its place on the page, drawn again when that width changes (a window resized,
+ * a phone turned): drawn for one width and stretched to another, its text was 4 px high.
  * @template {import('./chart.js').Counts} B
  * @param {B[]} buckets
  * @param {{label: string, startOf: (b: B) => string, stepMs: number}} options
  */
-export const chart = (buckets, options) =>
-  drawChart(buckets, { ...options, width: main.clientWidth - 2 * 16 - 2 * 15 });
+export function chart(buckets, options) {
+  let figure = drawChart(buckets, { ...options, width: main.clientWidth - 2 * 16 - 2 * 15 });
+  const holder = h('div', { class: 'chart-holder' }, figure);
+  new ResizeObserver(() => {
+    const svg = figure.querySelector('svg');
+    if (!holder.isConnected || !svg) return;
+    // The svg is as wide as its box (CSS); it was drawn for the width in its attribute.
+    const width = Math.max(280, Math.round(svg.getBoundingClientRect().width));
+    if (Math.abs(width - Number(svg.getAttribute('width'))) < 2) return;
+    // Kept: the bucket read with the keyboard, so a resize does not lose the operator's place.
+    const focused = figure.contains(document.activeElement);
+    const next = drawChart(buckets, { ...options, width });
+    figure.replaceWith(next);
+    figure = next;
+    if (focused) /** @type {SVGElement} */ (figure.querySelector('svg'))?.focus({ preventScroll: true });
+  }).observe(holder);
+  return holder;
+}
 
 /**
- * A secret shown once, with a Copy button.
+ * A secret shown once, with a Copy button: an alert (said at once), focusable, so `showSecret`
+ * can put it in view with the focus on it.
  * @param {string} title
  * @param {string} secret
  * @param {string} note
@@ -231,7 +279,7 @@ export const chart = (buckets, options) =>
 export function secretBox(title, secret, note) {
   return h(
     'div',
-    { class: 'secret', role: 'status' },
+    { class: 'secret', role: 'alert', tabindex: -1, 'aria-label': title },
     h('strong', {}, title),
     h('p', {}, h('code', { class: 'mono' }, secret)),
     h('p', {}, note),
@@ -245,6 +293,17 @@ export function secretBox(title, secret, note) {
       'Copy',
     ),
   );
+}
+
+/**
+ * Brings a secret just shown into view, under the header, and moves the focus to it: the page
+ * stayed scrolled at the form clicked, with the secret drawn far above it, and the focus on
+ * <body> (an operator clicked again, or left and lost it).
+ * @param {HTMLElement} box
+ */
+export function showSecret(box) {
+  box.scrollIntoView({ block: 'nearest' });
+  box.focus({ preventScroll: true });
 }
 
 /**

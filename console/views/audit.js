@@ -2,7 +2,8 @@
 // The audit log: who did what, filtered by operator, action and time, with each change written
 // "field: old → new" (dealer ids named by their location code).
 import { api, query } from '../admin-api.js';
-import { dealerLabel, instant, localValue, shortId, when } from '../format.js';
+import { dealerLabel, instant, localValue, plural, shortId, when } from '../format.js';
+import { navigate } from '../redraw.js';
 import { field, filtered, h, select, submitted, table, text } from '../ui.js';
 
 /** @typedef {import('../types.js').AuditEntry} AuditEntry */
@@ -26,6 +27,7 @@ const ACTIONS = [
   'partner.disabled',
   'partner.enabled',
   'partner.secret_rotated',
+  'partner.previous_secret_retired',
   'dealer.',
   'dealers.imported',
   'operator.',
@@ -51,6 +53,8 @@ function words(value, dealers) {
     // An access: "global", or "restricted: roots".
     if (o.scope === 'global') return 'global';
     if (o.scope === 'restricted') return `restricted to ${words(o.rootProfileIds, dealers)}`;
+    // A dealer profile written whole (older dealer.updated entries): by its code.
+    if (typeof o.locationCode === 'string') return o.locationCode;
     return Object.entries(o)
       .map(([k, v]) => `${k} ${words(v, dealers)}`)
       .join('; ');
@@ -58,18 +62,62 @@ function words(value, dealers) {
   return String(value);
 }
 
+/** @param {number} seconds "1 hour", "90 minutes", "7 days" */
+const duration = (seconds) =>
+  seconds % 86_400 === 0
+    ? plural(seconds / 86_400, 'day')
+    : seconds % 3600 === 0
+      ? plural(seconds / 3600, 'hour')
+      : plural(Math.round(seconds / 60), 'minute');
+
 /**
- * An entry's details as a list: each change "field: old → new", each other detail "name: value".
- * @param {Record<string, unknown>} details
+ * An entry's details as a list: each change "field: old → new", each other detail "name: value";
+ * what an action means said in words (a rotation with no grace), an endpoint by its URL.
+ * @param {AuditEntry} entry
  * @param {Map<string, import('../types.js').Dealer>} dealers
+ * @param {Map<string, string>} endpoints webhook endpoint id → URL
  */
-function detailList(details, dealers) {
+function detailList(entry, dealers, endpoints) {
+  const details = { ...entry.details };
   const items = [];
+  if (entry.action === 'partner.secret_rotated') {
+    const grace = Number(details.graceSeconds ?? 0);
+    items.push(
+      h(
+        'li',
+        {},
+        grace > 0
+          ? `the previous secret kept working for ${duration(grace)}`
+          : 'the previous secret stopped at once (no grace)',
+      ),
+    );
+    delete details.graceSeconds;
+  }
+  if (entry.action === 'partner.previous_secret_retired' && typeof details.graceWasUntil === 'string') {
+    items.push(h('li', {}, `grace ended early: it was to last until ${when(details.graceWasUntil)}`));
+    delete details.graceWasUntil;
+  }
+  if (typeof details.endpointId === 'string') {
+    const id = details.endpointId;
+    const url = typeof details.url === 'string' ? details.url : endpoints.get(id);
+    items.push(
+      h(
+        'li',
+        {},
+        h('strong', {}, 'endpoint'),
+        ': ',
+        h('a', { href: `#/webhooks/${id}`, class: 'url' }, url ?? 'a deleted endpoint'),
+      ),
+    );
+    delete details.endpointId;
+    delete details.url;
+  }
   for (const [key, value] of Object.entries(details)) {
     if (key === 'changes' && value && typeof value === 'object') {
-      for (const [name, change] of Object.entries(
-        /** @type {Record<string, {from?: unknown, to?: unknown}>} */ (value),
-      ))
+      const changes = /** @type {Record<string, {from?: unknown, to?: unknown}>} */ (value);
+      for (const [name, change] of Object.entries(changes)) {
+        // The parent said once, by its code.
+        if (name === 'parentId' && changes.parent) continue;
         items.push(
           h(
             'li',
@@ -78,6 +126,7 @@ function detailList(details, dealers) {
             `: ${words(change?.from, dealers)} → ${words(change?.to, dealers)}`,
           ),
         );
+      }
     } else items.push(h('li', {}, h('strong', {}, key), `: ${words(value, dealers)}`));
   }
   return items.length ? h('ul', { class: 'details' }, items) : '';
@@ -90,16 +139,19 @@ function detailList(details, dealers) {
 export async function audit(q) {
   const filters = Object.fromEntries(FILTERS.map((k) => [k, q.get(k)]));
   const filterErrors = h('div');
-  /** @type {[{data: AuditEntry[], pagination: {nextBefore: string | null}}, {data: import('../types.js').Dealer[]}]} */
-  const [page, { data: dealerList }] = await Promise.all([
+  /** @type {[{data: AuditEntry[], pagination: {nextBefore: string | null}}, {data: import('../types.js').Dealer[]}, {data: import('../types.js').WebhookEndpoint[]}]} */
+  const [page, { data: dealerList }, { data: endpointList }] = await Promise.all([
     filtered(
       api('GET', `/audit-log${query({ ...filters, before: q.get('before'), limit: 50 })}`),
       { data: [], pagination: { nextBefore: null } },
       filterErrors,
     ),
     api('GET', '/dealers'),
+    api('GET', '/webhooks'),
   ]);
   const dealers = new Map(dealerList.map((d) => [d.id, d]));
+  const endpoints = new Map(endpointList.map((e) => [e.id, e.url]));
+  const refused = filterErrors.childElementCount > 0;
   /** @param {AuditEntry} e */
   const subject = (e) =>
     e.partnerId
@@ -114,13 +166,16 @@ export async function audit(q) {
       role: 'search',
       'aria-label': 'Filter the audit log',
       onsubmit: submitted((f) => {
-        location.hash = `#/audit${query({
-          actor: text(f, 'actor'),
-          operator: text(f, 'operator'),
-          action: text(f, 'action'),
-          since: instant(text(f, 'since')),
-          until: instant(text(f, 'until')),
-        })}`;
+        navigate(
+          `#/audit${query({
+            actor: text(f, 'actor'),
+            operator: text(f, 'operator'),
+            action: text(f, 'action'),
+            since: instant(text(f, 'since')),
+            until: instant(text(f, 'until')),
+          })}`,
+          '[data-results]',
+        );
       }),
     },
     h(
@@ -150,25 +205,32 @@ export async function audit(q) {
   return [
     h('h1', {}, 'Audit log'),
     form,
-    table(
-      [
-        { label: 'at', class: 'nowrap' },
-        'who',
-        'action',
-        'subject',
-        'details',
-        { label: 'request id', class: 'nowrap' },
-      ],
-      page.data.map((e) => [
-        when(e.at),
-        e.operator ?? e.actor,
-        e.action,
-        subject(e),
-        detailList(e.details, dealers),
-        e.requestId ? h('span', { class: 'mono', title: e.requestId }, shortId(e.requestId)) : '',
-      ]),
-      'No entries.',
+    h(
+      'h2',
+      { tabindex: -1, 'data-results': '' },
+      refused ? 'Entries' : `Entries, newest first: ${page.data.length} shown`,
     ),
+    refused
+      ? null
+      : table(
+          [
+            { label: 'at', class: 'nowrap' },
+            'who',
+            'action',
+            'subject',
+            'details',
+            { label: 'request id', class: 'nowrap' },
+          ],
+          page.data.map((e) => [
+            when(e.at),
+            e.operator ?? e.actor,
+            e.action,
+            subject(e),
+            detailList(e, dealers, endpoints),
+            e.requestId ? h('span', { class: 'mono', title: e.requestId }, shortId(e.requestId)) : '',
+          ]),
+          'No entries.',
+        ),
     page.pagination.nextBefore
       ? h(
           'p',

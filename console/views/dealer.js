@@ -54,28 +54,55 @@ export async function dealer(id) {
   const { data: d } = await api('GET', `/dealers/${id}`);
   const errors = h('div');
   const preview = h('div');
-  /** @param {Record<string, unknown>} patch */
-  const save = (patch) =>
+  /** @param {Record<string, unknown>} patch @param {string} [said] */
+  const save = (patch, said = 'Saved.') =>
     attempt(errors, async () => {
       await api('PATCH', `/dealers/${id}`, patch);
       await redraw();
-      toast('Saved.');
+      toast(said);
     });
+  /**
+   * The form as a patch: the fields changed, and the parent typed.
+   * @param {FormData} f
+   */
+  const read = (f) => {
+    /** @type {Record<string, unknown>} */
+    const patch = {};
+    for (const name of EDITABLE) {
+      const value = text(f, name);
+      if (value !== (d[name] ?? '')) patch[name] = value === '' ? null : value;
+    }
+    return { patch, parent: text(f, 'parent') };
+  };
+  /** What the preview on screen was made from: saved only while the form still says the same. */
+  let previewed = '';
+  const stale = () => {
+    previewed = '';
+    preview.replaceChildren(
+      h(
+        'div',
+        { class: 'panel warn-box', role: 'region', 'aria-label': 'Move impact', 'data-move-impact': '' },
+        h('p', {}, 'You changed the form after this preview: it no longer says what saving would do.'),
+        h('p', {}, h('button', { type: 'button', onclick: () => form.requestSubmit() }, 'Preview again')),
+      ),
+    );
+  };
   /** @param {string} name @param {string} label @param {string | null} value */
   const edit = (name, label, value) => field(label, { name, value: value ?? '' });
   const form = h(
     'form',
     {
       class: 'panel',
+      // A preview shows one state of the form: a change after it makes it stale (it saved the
+      // previewed parent, dropped a city typed since, and said "Saved.").
+      oninput: () => {
+        if (previewed) stale();
+      },
       onsubmit: submitted((f) => {
-        /** @type {Record<string, unknown>} */
-        const patch = {};
-        for (const name of EDITABLE) {
-          const value = text(f, name);
-          if (value !== (d[name] ?? '')) patch[name] = value === '' ? null : value;
-        }
-        const parent = text(f, 'parent');
+        const { patch, parent } = read(f);
+        const asPreviewed = JSON.stringify({ patch, parent });
         preview.replaceChildren();
+        previewed = '';
         if (parent === (d.parent?.locationCode ?? '')) return void save(patch);
         if (parent) patch.parentLocationCode = parent;
         else patch.parentId = null;
@@ -86,6 +113,16 @@ export async function dealer(id) {
             'GET',
             `/dealers/${id}/move-impact${query({ parentLocationCode: parent })}`,
           );
+          // Typed into while the impact was asked for: that answer is already stale.
+          if (JSON.stringify(read(new FormData(form))) !== asPreviewed) return stale();
+          const where = parent ? `under ${parent}` : 'to the top level';
+          const moveAndSave = () => {
+            // Saved only as previewed: the form read again must say what the preview was made of.
+            if (!previewed || JSON.stringify(read(new FormData(form))) !== previewed) return stale();
+            void save(patch, `Moved ${where} and saved.`);
+          };
+          const heading = h('h2', { tabindex: -1 }, 'Before you move it');
+          previewed = asPreviewed;
           preview.replaceChildren(
             h(
               'div',
@@ -95,21 +132,31 @@ export async function dealer(id) {
                 'aria-label': 'Move impact',
                 'data-move-impact': '',
               },
-              h('h2', {}, 'Before you move it'),
+              heading,
               ...impactText(impact),
               h(
                 'p',
                 {},
-                h('button', { type: 'button', onclick: () => void save(patch) }, 'Move and save'),
+                h('button', { type: 'button', onclick: moveAndSave }, 'Move and save'),
                 ' ',
                 h(
                   'button',
-                  { type: 'button', class: 'secondary', onclick: () => preview.replaceChildren() },
+                  {
+                    type: 'button',
+                    class: 'secondary',
+                    onclick: () => {
+                      previewed = '';
+                      preview.replaceChildren();
+                    },
+                  },
                   'Cancel',
                 ),
               ),
             ),
           );
+          // Below the form on a phone, out of sight: brought into view from its start, its heading focused.
+          preview.scrollIntoView({ block: 'start' });
+          heading.focus({ preventScroll: true });
         });
       }),
     },

@@ -57,10 +57,12 @@ export async function dealers() {
     h(
       'div',
       { class: 'row' },
-      field('Location code', { name: 'code', required: true, maxlength: 64 }),
-      field('Parent location code (empty: a group at the top)', { name: 'parent', maxlength: 64 }),
-      field('Display name', { name: 'name', maxlength: 200 }),
-      field('City', { name: 'city', maxlength: 100 }),
+      // No maxlength: a longer text is refused in words, never cut where the browser stops typing
+      // (a 230-character name was saved as its first 200 units, mid-word, without a word).
+      field('Location code', { name: 'code', required: true }),
+      field('Parent location code (empty: a group at the top)', { name: 'parent' }),
+      field('Display name', { name: 'name' }),
+      field('City', { name: 'city' }),
     ),
     h('p', {}, h('button', { type: 'submit' }, 'Create location')),
     errors,

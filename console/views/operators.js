@@ -3,7 +3,7 @@
 import { api } from '../admin-api.js';
 import { when } from '../format.js';
 import { redraw } from '../redraw.js';
-import { attempt, field, h, secretBox, submitted, table, toast } from '../ui.js';
+import { ask, attempt, field, h, secretBox, showSecret, submitted, table, toast } from '../ui.js';
 
 /** @typedef {import('../types.js').Operator} Operator */
 
@@ -12,7 +12,6 @@ export async function operators() {
   /** @type {{data: Operator[]}} */
   const { data: list } = await api('GET', '/operators');
   const errors = h('div');
-  const out = h('div');
   const form = h(
     'form',
     {
@@ -21,19 +20,18 @@ export async function operators() {
         void attempt(errors, async () => {
           /** @type {{data: Operator & {token: string}}} */
           const { data } = await api('POST', '/operators', { name: f.get('name') });
-          out.replaceChildren(
-            secretBox(
-              `Operator token of ${data.name}`,
-              data.token,
-              'Shown only now. It signs in to this console and the CLI (--token).',
-            ),
+          const box = secretBox(
+            `Operator token of ${data.name}`,
+            data.token,
+            'Shown only now. It signs in to this console and the CLI (--token).',
           );
           formElement.reset();
-          await redraw({ keep: out });
+          await redraw({ keep: box });
+          showSecret(box);
         });
       }),
     },
-    field('Name of the operator', { name: 'name', required: true, maxlength: 100 }),
+    field('Name of the operator', { name: 'name', required: true }),
     h('button', { type: 'submit' }, 'Create token'),
   );
   /** @param {Operator} o */
@@ -45,7 +43,7 @@ export async function operators() {
         class: 'danger',
         'aria-label': `Revoke ${o.name}'s token`,
         onclick: () => {
-          if (!confirm(`Revoke ${o.name}'s token? It is refused from its next request.`)) return;
+          if (!ask(`Revoke ${o.name}'s token? It is refused from its next request.`)) return;
           void attempt(errors, async () => {
             await api('DELETE', `/operators/${o.id}`);
             await redraw();
@@ -57,7 +55,6 @@ export async function operators() {
     );
   return [
     h('h1', {}, 'Operators'),
-    out,
     table(
       ['name', 'created', 'by', 'last used', 'state'],
       list.map((o) => [

@@ -29,7 +29,7 @@ export function editPartner(p, dealers) {
         });
       }),
     },
-    field('Name', { name: 'name', required: true, maxlength: 200, value: p.name }),
+    field('Name', { name: 'name', required: true, value: p.name }),
     scopeBoxes(p.scopes),
     access.element,
     h('p', {}, h('button', { type: 'submit' }, 'Save partner')),

@@ -2,15 +2,77 @@
 // One partner: its secret (rotation with grace, and whether it moved), rate limit, disable and
 // enable, usage over 24 hours or 7 days, failed requests, webhooks, and editing it.
 import { api } from '../admin-api.js';
-import { fmt, lastUse, movedYet, sinceRotation, when } from '../format.js';
+import { fmt, lastUse, when } from '../format.js';
 import { redraw } from '../redraw.js';
+import { counts, retireQuestion, verdict } from '../rotation.js';
 import { accessText } from '../tree.js';
-import { attempt, cards, chart, field, h, secretBox, submitted, table, text, toast } from '../ui.js';
+import {
+  ask,
+  attempt,
+  cards,
+  chart,
+  field,
+  h,
+  secretBox,
+  showSecret,
+  submitted,
+  table,
+  text,
+  toast,
+} from '../ui.js';
 import { editPartner } from './partner-edit.js';
 import { failureTable } from './requests.js';
 import { endpointsOf } from './webhooks.js';
 
 /** @typedef {import('../types.js').Partner} Partner */
+
+/**
+ * A grace under way: the one verdict, the counts it rests on, and ending the grace now (the
+ * previous secret retired, the current one kept: rotating again with no grace would issue a third
+ * secret and refuse the one the partner just moved to).
+ * @param {Partner} p
+ * @param {import('../rotation.js').Rotation} r
+ * @param {(action: () => Promise<void>) => Promise<void>} act
+ */
+function rotationPanel(p, r, act) {
+  const retire = () => {
+    if (!ask(retireQuestion(p.name, r))) return;
+    void act(async () => {
+      await api('POST', `/partners/${p.id}/retire-previous-secret`);
+      await redraw();
+      toast('The previous secret is retired; the current secret keeps working.');
+    });
+  };
+  return h(
+    'section',
+    { class: 'panel warn-box', 'aria-labelledby': 'rotation-heading', 'data-rotation': '' },
+    h(
+      'h2',
+      { id: 'rotation-heading' },
+      `Secret rotation: the previous secret works until ${when(p.previousSecretValidUntil)}`,
+    ),
+    h('p', { 'data-verdict': '', class: r.verdict === 'moved' ? 'ok' : 'warn' }, verdict(r)),
+    h(
+      'ul',
+      { 'data-key-counts': '' },
+      counts(r).map((line) => h('li', {}, line)),
+    ),
+    h(
+      'p',
+      { class: 'row' },
+      h(
+        'button',
+        { type: 'button', class: r.verdict === 'moved' ? '' : 'danger', onclick: retire },
+        'Retire the previous secret now',
+      ),
+      h(
+        'a',
+        { href: `#/requests?partnerId=${p.id}&key=previous` },
+        'Failed requests with the previous secret',
+      ),
+    ),
+  );
+}
 
 /**
  * @param {string} id
@@ -25,15 +87,10 @@ export async function partner(id, window = '24h') {
     api('GET', `/requests?partnerId=${id}&pageSize=20`),
     api('GET', '/dealers'),
   ]);
-  // During a grace: the requests per secret since the rotation (what "moved" rests on).
-  /** @type {import('../types.js').Usage | null} */
-  const rotationUsage =
-    p.previousSecretValidUntil && p.secretRotatedAt
-      ? (await api('GET', `/partners/${id}/usage?since=${encodeURIComponent(p.secretRotatedAt)}`)).data
-      : null;
-  const perKey = rotationUsage && p.secretRotatedAt ? sinceRotation(rotationUsage, p.secretRotatedAt) : null;
+  // During a grace: which secret each request sent since the rotation, and the verdict drawn from it.
+  /** @type {import('../rotation.js').Rotation | null} */
+  const rotation = p.previousSecretValidUntil ? (await api('GET', `/partners/${id}/rotation`)).data : null;
   const dealersById = new Map(dealers.map((d) => [d.id, d]));
-  const out = h('div');
   const errors = h('div');
   /** @param {() => Promise<void>} action */
   const act = (action) => attempt(errors, action);
@@ -46,7 +103,7 @@ export async function partner(id, window = '24h') {
         // Ending the old secret at once cuts the partner off until it has the new one: asked first.
         if (
           grace === 0 &&
-          !confirm(
+          !ask(
             `Rotate ${p.name}'s secret with no grace? The current secret is refused from this moment, and every request of the partner fails until it uses the new one.`,
           )
         )
@@ -54,15 +111,17 @@ export async function partner(id, window = '24h') {
         void act(async () => {
           /** @type {{data: {secret: string, previousSecretValidUntil: string | null}}} */
           const { data } = await api('POST', `/partners/${id}/rotate-secret`, { graceSeconds: grace });
-          out.replaceChildren(
-            secretBox(
-              `New API secret of ${p.name}`,
-              data.secret,
-              data.previousSecretValidUntil
-                ? `The previous secret keeps working until ${when(data.previousSecretValidUntil)}; then it is refused (and shows as "retired" in the failed requests).`
-                : 'The previous secret stopped working now.',
-            ),
+          const box = secretBox(
+            `New API secret of ${p.name}`,
+            data.secret,
+            data.previousSecretValidUntil
+              ? `The previous secret keeps working until ${when(data.previousSecretValidUntil)}; then it is refused (and shows as "retired" in the failed requests).`
+              : 'The previous secret stopped working now.',
           );
+          // The page as it is now (a grace ended by a rotation without one shows no more), the
+          // secret kept under its heading, in view, focused.
+          await redraw({ keep: box });
+          showSecret(box);
         });
       }),
     },
@@ -125,7 +184,7 @@ export async function partner(id, window = '24h') {
           class: 'inline',
           onsubmit: submitted((f) => {
             const reason = text(f, 'reason');
-            if (!confirm(`Disable ${p.name}? Every request with its secrets is refused until you enable it.`))
+            if (!ask(`Disable ${p.name}? Every request with its secrets is refused until you enable it.`))
               return;
             void act(async () => {
               await api('PATCH', `/partners/${id}`, {
@@ -139,7 +198,6 @@ export async function partner(id, window = '24h') {
         },
         field('Why (kept with the partner and in the audit log)', {
           name: 'reason',
-          maxlength: 500,
           size: 40,
         }),
         h('button', { type: 'submit', class: 'danger' }, 'Disable partner'),
@@ -165,32 +223,12 @@ export async function partner(id, window = '24h') {
       h('dt', {}, 'access'),
       h('dd', { 'data-access': '' }, accessText(p.access, dealersById)),
       h('dt', {}, 'last used'),
-      h('dd', {}, lastUse(p)),
+      h('dd', { 'data-last-used': '' }, lastUse(p)),
       h('dt', {}, 'id'),
       h('dd', {}, h('code', {}, p.id)),
     ),
-    p.previousSecretValidUntil
-      ? h(
-          'p',
-          { class: 'warn', 'data-grace': '' },
-          `The previous secret works until ${when(p.previousSecretValidUntil)}. ${movedYet(p)} `,
-          h(
-            'a',
-            { href: `#/requests?partnerId=${id}&key=previous` },
-            'Failed requests with the previous secret',
-          ),
-        )
-      : null,
-    perKey
-      ? h(
-          'div',
-          { class: 'warn', 'data-key-counts': '' },
-          h('p', {}, perKey.counts),
-          h('p', {}, perKey.previousSince),
-        )
-      : null,
+    rotation ? rotationPanel(p, rotation, act) : null,
     h('div', { class: 'panel' }, rotate, h('hr'), limit, h('hr'), toggle, errors),
-    out,
     h(
       'h2',
       {},
@@ -235,7 +273,7 @@ export async function partner(id, window = '24h') {
       'Recent failed requests ',
       h('a', { href: `#/requests?partnerId=${id}` }, 'all, with filters'),
     ),
-    failureTable(failures.data, false),
+    failureTable(failures.data, false, `?partnerId=${id}`),
     h('h2', {}, 'Webhook endpoints'),
     await endpointsOf(id),
     h('h2', {}, 'Edit'),

@@ -4,7 +4,7 @@ import { api } from '../admin-api.js';
 import { lastUse } from '../format.js';
 import { redraw } from '../redraw.js';
 import { accessText, rootPicker } from '../tree.js';
-import { attempt, field, h, secretBox, state, submitted, table, text } from '../ui.js';
+import { attempt, field, h, secretBox, showSecret, state, submitted, table, text } from '../ui.js';
 
 /** @typedef {import('../types.js').Partner} Partner */
 /** @typedef {import('../types.js').Dealer} Dealer */
@@ -61,11 +61,18 @@ export function accessFields(dealers, access, idPrefix) {
       ' global: every dealer',
     ),
   );
-  /** @param {FormData} f */
-  const value = (f) =>
-    f.get('access') === 'global'
-      ? { scope: 'global' }
-      : { scope: 'restricted', rootProfileIds: picker.picked() };
+  /**
+   * The access picked; restricted with no root is refused here, in words (the API said "Too
+   * small: expected array to have >=1 items").
+   * @param {FormData} f
+   */
+  const value = (f) => {
+    if (f.get('access') === 'global') return { scope: 'global' };
+    const rootProfileIds = picker.picked();
+    if (!rootProfileIds.length)
+      throw new Error('Access: pick at least one dealer profile in the tree, or choose global access.');
+    return { scope: 'restricted', rootProfileIds };
+  };
   return { element, value };
 }
 
@@ -77,7 +84,6 @@ export async function partners() {
     api('GET', '/dealers'),
   ]);
   const dealersById = new Map(dealers.map((d) => [d.id, d]));
-  const result = h('div');
   const errors = h('div');
   const access = accessFields(dealers, { scope: 'restricted', rootProfileIds: [] }, 'new-root');
   const form = h(
@@ -93,16 +99,17 @@ export async function partners() {
             access: access.value(f),
             ...(text(f, 'rateLimit') ? { rateLimitPerMinute: Number(f.get('rateLimit')) } : {}),
           });
-          result.replaceChildren(
-            secretBox(
-              `API secret of ${data.name}`,
-              data.secret,
-              'Shown only now: hand it to the partner over a safe channel. If it is lost, rotate it.',
-            ),
-            h('p', {}, h('a', { href: `#/partners/${data.id}` }, `Open ${data.name}`)),
+          const box = secretBox(
+            `API secret of ${data.name}`,
+            data.secret,
+            'Shown only now: hand it to the partner over a safe channel. If it is lost, rotate it.',
           );
-          // The list is drawn again with the new partner in it (it was missing until the next page).
-          await redraw({ keep: result });
+          // The list is drawn again with the new partner in it (it was missing until the next page);
+          // the secret under the heading, brought into view with the focus (it was drawn far above
+          // the form clicked). Nothing is added to the page before it is drawn again.
+          const link = h('p', {}, h('a', { href: `#/partners/${data.id}` }, `Open ${data.name}`));
+          await redraw({ keep: h('div', {}, box, link) });
+          showSecret(box);
         });
       }),
     },
@@ -110,7 +117,8 @@ export async function partners() {
     h(
       'div',
       { class: 'row' },
-      field('Name', { name: 'name', required: true, maxlength: 200 }),
+      // No maxlength: a longer name is refused in words, not cut where the browser stops typing.
+      field('Name', { name: 'name', required: true }),
       field('Rate limit (requests a minute; empty: the default)', {
         name: 'rateLimit',
         type: 'number',
@@ -132,7 +140,6 @@ export async function partners() {
   ]);
   return [
     h('h1', {}, 'Partners'),
-    result,
     table(
       ['name', 'scopes', 'access', { label: 'rate limit', num: true }, 'last used', 'state'],
       rows,

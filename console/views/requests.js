@@ -2,8 +2,9 @@
 // Failed partner requests: the log with filters (partner, status, code, route, secret, time) and
 // paging, and one request in detail, found by the id a partner quotes.
 import { api, query } from '../admin-api.js';
-import { instant, localValue, shortId, when } from '../format.js';
-import { attempt, field, filtered, h, select, submitted, table, text } from '../ui.js';
+import { instant, localValue, plural, shortId, when } from '../format.js';
+import { navigate } from '../redraw.js';
+import { announce, attempt, field, filtered, h, select, submitted, table, text } from '../ui.js';
 
 /** @typedef {import('../types.js').RequestRecord} RequestRecord */
 
@@ -13,8 +14,9 @@ const FILTERS = ['partnerId', 'status', 'code', 'route', 'key', 'since', 'until'
 /**
  * @param {RequestRecord[]} rows
  * @param {boolean} withPartner
+ * @param {string} [list] the query of the list they come from: a request's page leads back to it
  */
-export function failureTable(rows, withPartner) {
+export function failureTable(rows, withPartner, list = '') {
   return table(
     [
       { label: 'at', class: 'nowrap' },
@@ -44,7 +46,7 @@ export function failureTable(rows, withPartner) {
       f.key ?? '',
       h(
         'a',
-        { href: `#/requests/${encodeURIComponent(f.requestId)}`, class: 'mono', title: f.requestId },
+        { href: `#/requests/${encodeURIComponent(f.requestId)}${list}`, class: 'mono', title: f.requestId },
         shortId(f.requestId),
       ),
     ]),
@@ -130,7 +132,8 @@ function findForm(requestId) {
  */
 export async function requests(requestId, q) {
   const find = findForm(requestId);
-  // One request: its page holds it alone (the log is a click away).
+  const kept = Object.fromEntries(FILTERS.map((k) => [k, q.get(k)]));
+  // One request: its page holds it alone (the log it was opened from is a click away, its filters kept).
   if (requestId) {
     const errors = h('div');
     const found = h('div');
@@ -139,7 +142,7 @@ export async function requests(requestId, q) {
     });
     return [
       h('h1', {}, 'Requests'),
-      h('p', {}, h('a', { href: '#/requests' }, '← All failed requests')),
+      h('p', {}, h('a', { href: `#/requests${query(kept)}` }, '← Failed requests')),
       find,
       errors,
       found,
@@ -165,15 +168,19 @@ export async function requests(requestId, q) {
       role: 'search',
       'aria-label': 'Filter failed requests',
       onsubmit: submitted((f) => {
-        location.hash = `#/requests${query({
-          partnerId: text(f, 'partnerId'),
-          status: text(f, 'status'),
-          code: text(f, 'code'),
-          route: text(f, 'route'),
-          key: text(f, 'key'),
-          since: instant(text(f, 'since')),
-          until: instant(text(f, 'until')),
-        })}`;
+        // The results get the focus, with their count said (the focus went to the page's top).
+        navigate(
+          `#/requests${query({
+            partnerId: text(f, 'partnerId'),
+            status: text(f, 'status'),
+            code: text(f, 'code'),
+            route: text(f, 'route'),
+            key: text(f, 'key'),
+            since: instant(text(f, 'since')),
+            until: instant(text(f, 'until')),
+          })}`,
+          '[data-results]',
+        );
       }),
     },
     h('h2', {}, 'Filter'),
@@ -227,12 +234,20 @@ export async function requests(requestId, q) {
     ),
     filterErrors,
   );
-  const kept = Object.fromEntries(FILTERS.map((k) => [k, q.get(k)]));
+  // Refused filters are said beside them, alone: no "none kept" under them as if they had worked.
+  const refused = filterErrors.childElementCount > 0;
+  const shown = plural(page.data.length, 'failed request');
+  if (!refused && Object.values(kept).some(Boolean)) announce(`${shown} shown.`);
   return [
     h('h1', {}, 'Requests'),
     find,
     filters,
-    h('h2', {}, q.get('cursor') ? 'Failed requests (older page)' : 'Failed requests, newest first'),
+    h(
+      'h2',
+      { tabindex: -1, 'data-results': '' },
+      q.get('cursor') ? 'Failed requests (older page)' : 'Failed requests, newest first',
+      refused ? '' : `: ${page.data.length} shown`,
+    ),
     page.meta.failuresNotKept
       ? h(
           'p',
@@ -240,7 +255,7 @@ export async function requests(requestId, q) {
           `${page.meta.failuresNotKept} more failures were counted but not kept one by one.`,
         )
       : null,
-    failureTable(page.data, true),
+    refused ? null : failureTable(page.data, true, query(kept)),
     h(
       'p',
       { class: 'pager' },

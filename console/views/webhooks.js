@@ -1,10 +1,11 @@
 // @ts-check
 // Webhook endpoints: every partner's (filtered by state: the overview's counts link here), one
-// partner's on its page, and one endpoint with its recent deliveries, to resume or disable.
+// partner's on its page, and one endpoint with its recent deliveries and what its receiver
+// answered, to test, retry now, resume or disable.
 import { api, query } from '../admin-api.js';
 import { shortId, when } from '../format.js';
 import { redraw } from '../redraw.js';
-import { attempt, field, h, submitted, table, text, toast } from '../ui.js';
+import { ask, attempt, field, h, submitted, table, text, toast } from '../ui.js';
 
 /** @typedef {import('../types.js').WebhookEndpoint} Endpoint */
 
@@ -100,8 +101,45 @@ export async function webhooks(q) {
   ];
 }
 
+/** @typedef {import('../types.js').Delivery} Delivery */
+
+/** @param {Delivery} d "attempt 3: failed (the receiver answered 500)" */
+const outcome = (d) =>
+  `attempt ${d.attempt} ${d.status}${d.responseCode ? ` (the receiver answered ${d.responseCode})` : d.error ? ` (${d.error})` : ''}`;
+
 /**
- * One endpoint: its state, its recent deliveries, resume or disable.
+ * After an action that makes the dispatcher try (resume, retry now): the page follows until the
+ * attempt is logged, then shows it, no reload (it kept showing the attempt before).
+ * @param {string} id
+ * @param {string | undefined} before the newest attempt shown before the action
+ */
+async function follow(id, before) {
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The operator went elsewhere: nothing to follow on this page.
+    if (!location.hash.startsWith(`#/webhooks/${id}`)) return;
+    /** @type {{data: Delivery[]}} */
+    const { data } = await api('GET', `/webhooks/${id}/deliveries?pageSize=1`);
+    const newest = data[0];
+    if (newest && newest.id !== before) {
+      await redraw();
+      toast(`The next delivery: ${outcome(newest)}.`);
+      return;
+    }
+  }
+  await redraw();
+  toast('No attempt yet: the page shows the endpoint as it is now.');
+}
+
+/** The first characters of a receiver's answer in a cell; all of it (up to 1 KB, as kept) in its title. */
+const answerText = (/** @type {string | null} */ body) =>
+  body
+    ? h('span', { class: 'answer', title: body }, body.length > 160 ? `${body.slice(0, 160)}…` : body)
+    : '';
+
+/**
+ * One endpoint: its state, its recent deliveries, test, retry now, resume or disable.
  * @param {string} id
  * @returns {Promise<import('../types.js').Content>}
  */
@@ -114,6 +152,44 @@ export async function webhook(id) {
   /** @type {{data: import('../types.js').Partner}} */
   const { data: owner } = await api('GET', `/partners/${e.partnerId}`);
   const errors = h('div');
+  const newest = deliveries[0]?.id;
+  // A signed ping now: what the receiver answers today, its deliveries untouched (no disable).
+  const test = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: () =>
+        void attempt(errors, async () => {
+          /** @type {{data: Delivery}} */
+          const { data: ping } = await api('POST', `/webhooks/${id}/test`);
+          const said = h(
+            'p',
+            { role: 'status', class: ping.status === 'succeeded' ? 'ok' : 'bad', 'data-ping': '' },
+            `Test ping: ${ping.responseCode ? `the receiver answered ${ping.responseCode}` : 'no answer'}${ping.responseBody ? ` (${ping.responseBody.slice(0, 160)})` : ''}${ping.error ? `: ${ping.error}` : ''}.`,
+          );
+          await redraw({ keep: said });
+        }),
+    },
+    'Send a test ping',
+  );
+  // Failing but enabled: the delivery waiting for its back-off (up to an hour) is sent now.
+  const retry =
+    e.enabled && e.failingSince && e.pendingDelivery
+      ? h(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              void attempt(errors, async () => {
+                await api('POST', `/webhooks/${id}/retry`);
+                toast('Retrying now: the page shows the attempt when it is made.');
+                await follow(id, newest);
+              }),
+          },
+          'Retry now',
+        )
+      : null;
   const action = e.enabled
     ? h(
         'form',
@@ -121,8 +197,7 @@ export async function webhook(id) {
           class: 'inline',
           onsubmit: submitted((f) => {
             const reason = text(f, 'reason');
-            if (!confirm(`Disable ${e.url}? Nothing is delivered to it until an operator resumes it.`))
-              return;
+            if (!ask(`Disable ${e.url}? Nothing is delivered to it until an operator resumes it.`)) return;
             void attempt(errors, async () => {
               await api('POST', `/webhooks/${id}/disable`, reason ? { reason } : {});
               await redraw();
@@ -142,6 +217,7 @@ export async function webhook(id) {
               await api('POST', `/webhooks/${id}/enable`);
               await redraw();
               toast('Endpoint resumed: deliveries go on from where they stopped.');
+              await follow(id, newest);
             }),
         },
         'Resume deliveries',
@@ -163,7 +239,7 @@ export async function webhook(id) {
       h('dt', {}, 'state'),
       h('dd', { 'data-state': '' }, stateOf(e)),
       h('dt', {}, 'description'),
-      h('dd', {}, e.description ?? '—'),
+      h('dd', { 'data-description': '' }, e.description ?? '—'),
       h('dt', {}, 'pending delivery'),
       h(
         'dd',
@@ -175,7 +251,7 @@ export async function webhook(id) {
       h('dt', {}, 'created'),
       h('dd', {}, when(e.createdAt)),
     ),
-    h('div', { class: 'panel' }, action, errors),
+    h('div', { class: 'panel' }, h('p', { class: 'row' }, test, retry), action, errors),
     h('h2', {}, 'Recent deliveries'),
     table(
       [
@@ -184,6 +260,7 @@ export async function webhook(id) {
         { label: 'attempt', num: true },
         'result',
         { label: 'answer', num: true },
+        "receiver's answer",
         'why',
         { label: 'webhook id', class: 'nowrap' },
       ],
@@ -193,6 +270,7 @@ export async function webhook(id) {
         d.attempt,
         h('span', { class: d.status === 'succeeded' ? 'ok' : 'bad' }, d.status),
         d.responseCode ?? '',
+        answerText(d.responseBody),
         d.error ?? (d.nextAttemptAt ? `retry at ${when(d.nextAttemptAt)}` : ''),
         h('span', { class: 'mono', title: d.webhookId }, shortId(d.webhookId)),
       ]),
