@@ -10,6 +10,13 @@ export const BROWSER_TESTS = [
   'test/docs-page.test.ts',
   'test/console.test.ts',
   'test/console-first-day.test.ts',
+  'test/console-attention.test.ts',
+  'test/console-details.test.ts',
+  'test/console-move-preview.test.ts',
+  'test/console-names.test.ts',
+  'test/console-one-time-secret.test.ts',
+  'test/console-rotation.test.ts',
+  'test/console-webhook-triage.test.ts',
 ];
 
 export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
