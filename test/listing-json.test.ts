@@ -8,6 +8,17 @@ import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } fr
 import { putListing, setStatusOk } from './helpers/listings-api.js';
 import { rawData, rawElements } from './helpers/raw-json.js';
 
+/** An image's check before the checker has looked at it (docs/images.md). */
+const PENDING = {
+  state: 'pending',
+  checkedAt: null,
+  format: null,
+  width: null,
+  height: null,
+  bytes: null,
+  contentType: null,
+  problem: null,
+};
 /**
  * A listing has one read shape, owned by store/listings/json.ts: pages, single reads and webhook
  * deliveries all send the read model's stored text (test/webhooks.test.ts: a delivery equals
@@ -132,14 +143,23 @@ test('every answer sends the stored text; the schema takes it as it is; each val
     historyReportUrl: 'https://www.car-pass.be/en/report/12345678901',
     location: { postalCode: null, city: null, province: null, latitude: 1e-7, longitude: -179.123456789 },
     images: [
-      { url: 'https://img.example/1.jpg', position: 0 },
-      { url: 'https://img.example/2.jpg?a=1&b="2"', position: 1 },
+      { url: 'https://img.example/1.jpg', position: 0, check: PENDING },
+      { url: 'https://img.example/2.jpg?a=1&b="2"', position: 1, check: PENDING },
     ],
     mainImageUrl: 'https://img.example/1.jpg',
     features: [
       { category: 'other', name: 'Navigation' },
       { category: 'safety', name: 'Parking camera' },
     ],
+    readiness: {
+      live: false,
+      reasons: [
+        {
+          code: 'images_pending',
+          message: 'no image is known to work yet: some are still being checked',
+        },
+      ],
+    },
   });
   assert.equal(externalReference, 'json-1');
   assert.deepEqual(dealer.metadata, { crm: 'x"y\\z', nested: { b: [1, 2.5, null], a: true } });

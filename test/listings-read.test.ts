@@ -372,7 +372,11 @@ describe('GET /listings and GET /listings/{id}', () => {
     for (const flat of Object.keys(location)) assert.ok(!(flat in l), flat);
     assert.deepEqual(
       l.images,
-      images.map((url, position) => ({ url, position })),
+      images.map((url, position) => ({ url, position, check: l.images[position].check })),
+    );
+    assert.deepEqual(
+      l.images.map((image: { check: { state: string } }) => image.check.state),
+      ['pending', 'pending', 'pending'],
     );
     assert.equal(l.mainImageUrl, images[0]);
     assert.deepEqual(l.features, [

@@ -8,6 +8,7 @@ import {
   imageChecker,
 } from '../domain/images/checker.js';
 import { HostLimits } from '../domain/images/host-limits.js';
+import { imageCheckChanged } from '../domain/images/results.js';
 import type { Db } from '../store/db.js';
 import { imageCheckStore } from '../store/image-checks.js';
 import { type Loop, type LoopTuning, loop, SATURATED } from './loop.js';
@@ -98,7 +99,7 @@ export function configuredImageChecks(
     instance: `${hostname()}:${process.pid}`,
     writeTxMs: config.WRITE_TX_TIMEOUT_MS,
     observe: options.observe,
-    changed: options.changed,
+    changed: options.changed ?? imageCheckChanged,
   });
   return imageChecksLoop(
     checker,

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from './db.js';
+import { listingBodySql } from './listings/json.js';
 
 /**
  * The image checks (migration 018, docs/images.md): one row per distinct image URL, claimed by
@@ -76,6 +77,44 @@ const RECORD_SQL = `WITH before AS (
      RETURNING NOT same.yes AS changed
    )
    SELECT a.changed, b.state AS previous_state FROM after a, before b`;
+
+/** The readiness object at the end of a listing's stored text (json.ts: the body's last key). */
+const READINESS = `substring(l.read_json FROM ',"readiness":(\\{"live":.*\\})$')`;
+
+// The listings that use the URL, locked in id order (as recordEvents locks them), with their
+// readiness before. Then, in a statement of its own, their stored text rewritten: its snapshot is
+// taken after the locks are held, so it sees the result of any other check of the same listing
+// that committed while this one waited (one statement would rewrite from the older snapshot and
+// undo that result).
+const LOCK_SQL = `SELECT l.id, ${READINESS} AS before
+   FROM listings l JOIN listing_images li ON li.listing_id = l.id
+   WHERE li.url = $1 ORDER BY l.id FOR NO KEY UPDATE OF l`;
+const REWRITE_SQL = `UPDATE listings l SET read_json = ${listingBodySql()}
+   WHERE l.id = ANY($1::uuid[])
+   RETURNING l.id, ${READINESS} AS after`;
+
+/** A listing whose stored text a result rewrote, with its readiness (JSON text) before and after. */
+export interface RewrittenListing {
+  id: string;
+  before: string | null;
+  after: string | null;
+}
+
+/**
+ * Rewrites, in `tx`, the stored text of every listing that uses `url` (its check just changed).
+ * The partner's `updatedAt` does not move: a check is not the partner's edit.
+ */
+export async function rewriteListingsOfImage(tx: Queryable, url: string): Promise<RewrittenListing[]> {
+  const locked = await tx.query<{ id: string; before: string | null }>('LockListingsOfImage', LOCK_SQL, [
+    url,
+  ]);
+  if (locked.length === 0) return [];
+  const rows = await tx.query<{ id: string; after: string | null }>('RewriteListingsOfImage', REWRITE_SQL, [
+    locked.map((l) => l.id),
+  ]);
+  const after = new Map(rows.map((r) => [r.id, r.after]));
+  return locked.map((l) => ({ id: l.id, before: l.before, after: after.get(l.id) ?? null }));
+}
 
 export function imageCheckStore(db: Db) {
   return {

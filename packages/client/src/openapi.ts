@@ -516,6 +516,8 @@ export interface components {
                 /** @description An http(s) URL. */
                 url: string;
                 position?: number;
+                /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+                check?: unknown;
             })[] | null;
             features?: (string | {
                 category: string;
@@ -539,6 +541,8 @@ export interface components {
             soldAt?: unknown;
             /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             mainImageUrl?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            readiness?: unknown;
         };
         /** @description A JSON Merge Patch (RFC 7396) of your listing: only the fields you send change; null clears an optional field; an array (images, features, conditionTags) replaces the whole array. The listing that results is validated as a whole, as in PUT: the same issues (unknown_field included), and the same rules across fields (a price for an active or pending listing). A patch that changes nothing answers outcome unchanged and leaves updatedAt as it was. */
         ListingPatch: {
@@ -613,6 +617,8 @@ export interface components {
                 /** @description An http(s) URL. */
                 url: string;
                 position?: number;
+                /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+                check?: unknown;
             })[] | null;
             features?: (string | {
                 category: string;
@@ -636,6 +642,8 @@ export interface components {
             soldAt?: unknown;
             /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             mainImageUrl?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            readiness?: unknown;
         };
         Dealer: {
             id: string;
@@ -694,6 +702,30 @@ export interface components {
             };
             updatedAt: string;
         };
+        ImageCheck: {
+            /** @enum {string} */
+            state: "pending" | "ok" | "not_an_image" | "too_small" | "too_large" | "unreachable";
+            /** @description When this result was first found (ISO 8601); null while pending. */
+            checkedAt: string | null;
+            format: ("jpeg" | "png" | "webp" | "avif" | "gif") | null;
+            width: number | null;
+            height: number | null;
+            bytes: number | null;
+            contentType: string | null;
+            /** @description Why the image cannot be shown; null when ok or pending. */
+            problem: {
+                code: string;
+                message: string;
+            } | null;
+        };
+        Readiness: {
+            live: boolean;
+            /** @description Every reason it cannot be shown; empty when live. */
+            reasons: {
+                code: string;
+                message: string;
+            }[];
+        };
         Listing: {
             id: string;
             slug: string;
@@ -750,12 +782,14 @@ export interface components {
             images: {
                 url: string;
                 position: number;
+                check: components["schemas"]["ImageCheck"];
             }[];
             mainImageUrl: string | null;
             features: {
                 category: string;
                 name: string;
             }[];
+            readiness: components["schemas"]["Readiness"];
             dealer: components["schemas"]["Dealer"];
             createdAt: string;
             updatedAt: string;
@@ -889,6 +923,10 @@ export interface operations {
                 locationCode?: string;
                 /** @description Alias of locationCode. */
                 location_code?: string;
+                /** @description live: only listings that can be shown (readiness.live); not_live: only those that cannot. See docs/images.md, "Readiness". */
+                readiness?: "live" | "not_live";
+                /** @description Only listings with at least one image whose check is in this state, e.g. unreachable. */
+                imageState?: "pending" | "ok" | "not_an_image" | "too_small" | "too_large" | "unreachable";
                 /** @description true: only the listings written with your own API secrets (your references), e.g. to compare your stock with a feed. Default false: every listing in your access scope. */
                 mine?: boolean | string;
                 /** @description Only this dealer profile. */
@@ -3100,6 +3138,10 @@ export interface operations {
                 locationCode?: string;
                 /** @description Alias of locationCode. */
                 location_code?: string;
+                /** @description live: only listings that can be shown (readiness.live); not_live: only those that cannot. See docs/images.md, "Readiness". */
+                readiness?: "live" | "not_live";
+                /** @description Only listings with at least one image whose check is in this state, e.g. unreachable. */
+                imageState?: "pending" | "ok" | "not_an_image" | "too_small" | "too_large" | "unreachable";
                 /** @description true: only the listings written with your own API secrets (your references), e.g. to compare your stock with a feed. Default false: every listing in your access scope. */
                 mine?: boolean | string;
                 /** @description Also list the listings of child locations (default false). */

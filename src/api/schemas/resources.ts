@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ENUMS } from '../../domain/enums.js';
+import { IMAGE_STATES } from '../../domain/images/classify.js';
+import { IMAGE_FORMATS } from '../../domain/images/formats.js';
 
 /** The shapes of the resources the API returns; types for the stores and schemas for the routes. */
 
@@ -54,6 +56,33 @@ export const locationSchema = z
   })
   .meta({ id: 'Location' });
 
+const problemSchema = z.object({ code: z.string(), message: z.string() });
+
+/** An image's check (docs/images.md): pending until the first check, then what it found. */
+export const imageCheckSchema = z
+  .object({
+    state: z.enum(IMAGE_STATES),
+    checkedAt: z
+      .string()
+      .nullable()
+      .describe('When this result was first found (ISO 8601); null while pending.'),
+    format: z.enum(IMAGE_FORMATS).nullable(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    bytes: z.number().int().nullable(),
+    contentType: z.string().nullable(),
+    problem: problemSchema.nullable().describe('Why the image cannot be shown; null when ok or pending.'),
+  })
+  .meta({ id: 'ImageCheck' });
+
+/** Whether a listing can be shown, and if not every reason (docs/images.md, "Readiness"). */
+export const readinessSchema = z
+  .object({
+    live: z.boolean(),
+    reasons: z.array(problemSchema).describe('Every reason it cannot be shown; empty when live.'),
+  })
+  .meta({ id: 'Readiness' });
+
 /** The full listing read shape (docs/contract.md#one-listing). */
 export const listingSchema = z
   .object({
@@ -107,9 +136,10 @@ export const listingSchema = z
       latitude: z.number().nullable(),
       longitude: z.number().nullable(),
     }),
-    images: z.array(z.object({ url: z.string(), position: z.number().int() })),
+    images: z.array(z.object({ url: z.string(), position: z.number().int(), check: imageCheckSchema })),
     mainImageUrl: z.string().nullable(),
     features: z.array(z.object({ category: z.string(), name: z.string() })),
+    readiness: readinessSchema,
     dealer: dealerSchema,
     createdAt: z.string(),
     updatedAt: z.string(),

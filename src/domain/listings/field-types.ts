@@ -219,7 +219,14 @@ export const httpUrl = z
 
 export const image = z.union([
   httpUrl,
-  z.strictObject({ url: httpUrl, position: z.number().int().min(0).optional() }),
+  z.strictObject({
+    url: httpUrl,
+    position: z.number().int().min(0).optional(),
+    check: z
+      .unknown()
+      .optional()
+      .describe('Read-only: accepted and ignored, so a listing read back can be sent back as it is.'),
+  }),
 ]);
 
 /** A feature's text: trimmed, 1 to max characters, by the text rule (its pattern in the document). */

@@ -196,6 +196,7 @@ export const READ_ONLY_FIELDS = [
   'updatedAt',
   'soldAt',
   'mainImageUrl',
+  'readiness',
 ] as const;
 const readOnlyFields = Object.fromEntries(
   READ_ONLY_FIELDS.map((name) => [

@@ -55,6 +55,10 @@ export interface ListingQuery {
   mine: boolean;
   /** Only the requesting partner's listing with this reference (0 or 1 row). */
   externalReference: string | undefined;
+  /** Only live listings, or only those that are not (docs/images.md, "Readiness"). */
+  readiness?: 'live' | 'not_live' | undefined;
+  /** Only listings with at least one image in this check state. */
+  imageState?: string | undefined;
 }
 
 /**
@@ -91,6 +95,8 @@ async function listingFilter(
     // A reference is only ever this partner's own: references are namespaced per partner.
     partnerId: query.mine || query.externalReference !== undefined ? partnerId : null,
     reference: query.externalReference ?? null,
+    readiness: query.readiness ?? null,
+    imageState: query.imageState ?? null,
   };
 }
 
@@ -127,6 +133,9 @@ async function listingPage<T>(
     locationCode: query.locationCode?.toLowerCase() ?? null,
     mine: query.mine,
     externalReference: query.externalReference ?? null,
+    // Only when set: a cursor issued before these filters existed still matches its filters.
+    ...(query.readiness ? { readiness: query.readiness } : {}),
+    ...(query.imageState ? { imageState: query.imageState } : {}),
   };
   const print = fingerprint(filters);
   const parts = filterParts(filters);

@@ -81,6 +81,7 @@ const BODY = [
   'images',
   'mainImageUrl',
   'features',
+  'readiness',
 ] as const;
 /** Kept with the listing after the dealer: `listings.read_json_tail`, the closing brace included. */
 const TAIL = ['createdAt', 'updatedAt', 'soldAt'] as const;
@@ -134,15 +135,62 @@ function special(listingBaseUrl: string, dealer: string, src: ListingSource): Re
     externalProvider: json('pa.name'),
     status: json(src('status')),
     location: object(LOCATION.map((f) => [f, orNull(value(f, src))] as const)),
-    images: `(SELECT coalesce('[' || string_agg(concat('{"url":', ${json('i.url')}, ',"position":', i.n - 1, '}'), ',' ORDER BY i.n) || ']', '[]')
-      FROM jsonb_array_elements_text(${src('images')}) WITH ORDINALITY AS i(url, n))`,
+    images: `(SELECT coalesce('[' || string_agg(concat('{"url":', ${json('i.url')}, ',"position":', i.n - 1, ',"check":', ${IMAGE_CHECK_JSON}, '}'), ',' ORDER BY i.n) || ']', '[]')
+      FROM jsonb_array_elements_text(${src('images')}) WITH ORDINALITY AS i(url, n) LEFT JOIN image_checks c ON c.url = i.url)`,
     mainImageUrl: orNull(`${src('images')}->>0`),
     features: `(SELECT coalesce('[' || string_agg(concat('{"category":', ${orNull("f.v->>'category'")}, ',"name":', ${orNull("f.v->>'name'")}, '}'), ',' ORDER BY f.n) || ']', '[]')
       FROM jsonb_array_elements(${src('features')}) WITH ORDINALITY AS f(v, n))`,
+    readiness: readinessSql(src),
     dealer,
     createdAt: json(isoTime(src('created_at'))),
     updatedAt: json(isoTime(src('updated_at'))),
   };
+}
+
+/**
+ * An image's check (docs/images.md) from its row `c` in image_checks; a URL without one (its
+ * writer's own transaction has not enqueued it yet) is pending.
+ */
+const IMAGE_CHECK_JSON = `CASE WHEN c.url IS NULL OR c.state = 'pending' THEN '{"state":"pending","checkedAt":null,"format":null,"width":null,"height":null,"bytes":null,"contentType":null,"problem":null}' ELSE ${object(
+  [
+    ['state', json('c.state')],
+    ['checkedAt', orNull(isoTime('c.checked_at'))],
+    ['format', orNull('c.format')],
+    ['width', orNull('c.width')],
+    ['height', orNull('c.height')],
+    ['bytes', orNull('c.bytes')],
+    ['contentType', orNull('c.content_type')],
+    [
+      'problem',
+      `CASE WHEN c.problem_code IS NULL THEN 'null' ELSE ${object([
+        ['code', json('c.problem_code')],
+        ['message', orNull('c.problem_message')],
+      ])} END`,
+    ],
+  ],
+)} END`;
+
+/** A reason a listing is not live, as JSON text (docs/images.md, "Readiness"). */
+const reason = (code: string, message: string) => `'{"code":"${code}","message":${JSON.stringify(message)}}'`;
+
+/**
+ * A listing's readiness: live when nothing stands in the way; else every reason, in this order.
+ * `not_active`: its status is not active. `no_price`: no price. `no_images`: no image at all.
+ * `images_pending`: no image ok yet, some not checked yet. `no_working_image`: every image
+ * checked and none ok.
+ */
+function readinessSql(src: ListingSource): string {
+  const reasons = `concat_ws(',',
+      CASE WHEN ${src('status')} <> 'active' THEN concat('{"code":"not_active","message":', to_json('the status is ' || ${src('status')} || ', not active')::text, '}') END,
+      CASE WHEN ${src('price')} IS NULL THEN ${reason('no_price', 'the listing has no price')} END,
+      CASE WHEN s.n = 0 THEN ${reason('no_images', 'the listing has no image')}
+        WHEN s.ok = 0 AND s.pending > 0 THEN ${reason('images_pending', 'no image is known to work yet: some are still being checked')}
+        WHEN s.ok = 0 THEN ${reason('no_working_image', 'no image works: each one is broken (see each image’s check)')} END)`;
+  return `(SELECT concat('{"live":', CASE WHEN r.reasons = '' THEN 'true' ELSE 'false' END, ',"reasons":[', r.reasons, ']}')
+      FROM (SELECT ${reasons} AS reasons
+        FROM (SELECT count(*) AS n, count(*) FILTER (WHERE c.state = 'ok') AS ok,
+            count(*) FILTER (WHERE c.url IS NULL OR c.state = 'pending') AS pending
+          FROM jsonb_array_elements_text(${src('images')}) AS i(url) LEFT JOIN image_checks c ON c.url = i.url) s) r)`;
 }
 
 // Shown only when there is one: a pair with its comma, or nothing.

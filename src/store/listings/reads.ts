@@ -34,7 +34,20 @@ export interface ListingFilter {
   partnerId: string | null;
   /** With partnerId: only that partner's listing with this reference (its unique key). */
   reference: string | null;
+  /** Only listings that are live, or that are not (docs/images.md, "Readiness"). */
+  readiness?: 'live' | 'not_live' | null;
+  /** Only listings with at least one image in this check state. */
+  imageState?: string | null;
 }
+
+/**
+ * Live (docs/images.md, "Readiness"): active, priced, and at least one image checked ok; the
+ * readiness the stored text shows, as a predicate on `l`. An index probe per image of the
+ * listing (listing_images' key, then image_checks').
+ */
+const LIVE = `(l.status = 'active' AND l.price IS NOT NULL AND EXISTS (
+  SELECT 1 FROM listing_images li JOIN image_checks c ON c.url = li.url
+  WHERE li.listing_id = l.id AND c.state = 'ok'))`;
 
 /** A listing read as stored; a projection selects from `l` and LISTING_JOINS. */
 const STORED: Projection<StoredListing> = { columns: LISTING_COLUMNS, read: rowToStoredListing };
@@ -93,6 +106,12 @@ function where(filter: ListingFilter, params: unknown[], range: Range = {}): str
     params.push(filter.reference);
     clauses.push(`l.external_reference = $${params.length}`);
   }
+  if (filter.readiness) clauses.push(filter.readiness === 'live' ? LIVE : `NOT ${LIVE}`);
+  if (filter.imageState) {
+    params.push(filter.imageState);
+    clauses.push(`EXISTS (SELECT 1 FROM listing_images li JOIN image_checks c ON c.url = li.url
+      WHERE li.listing_id = l.id AND c.state = $${params.length})`);
+  }
   return clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
 }
 
@@ -129,7 +148,11 @@ function pageSource(
 
 /** Whether countStatement sums counters only (no listing read): filtered by dealers and status alone. */
 const countedFromCounters = (filter: ListingFilter): boolean =>
-  filter.partnerId === null && filter.reference === null && filter.updatedSince === null;
+  filter.partnerId === null &&
+  filter.reference === null &&
+  filter.updatedSince === null &&
+  !filter.readiness &&
+  !filter.imageState;
 
 /**
  * The statement that counts a list (totalItems), at a cost that does not grow with the number of
@@ -146,7 +169,8 @@ function countStatement(
   params: unknown[],
   sideProbe: number,
 ): { name: string; sql: string } {
-  if (filter.partnerId !== null || filter.reference !== null)
+  // The image filters have no counters either: their matches are counted.
+  if (filter.partnerId !== null || filter.reference !== null || filter.readiness || filter.imageState)
     return { name: 'CountListings', sql: `SELECT count(*) AS n FROM listings l ${where(filter, params)}` };
   const counters: string[] = [];
   const listings: string[] = [];

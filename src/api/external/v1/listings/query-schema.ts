@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../../domain/enums.js';
+import { IMAGE_STATES } from '../../../../domain/images/classify.js';
 import { caseInsensitive } from '../../../../domain/listings/field-types.js';
 import { referenceSchema } from '../../../../domain/listings/input.js';
 import { DEFAULT_PAGE_SIZE, type ListingQuery, MAX_PAGE_SIZE } from '../../../../domain/listings/reads.js';
@@ -57,6 +58,16 @@ export const paging = {
     .describe('Order; ties are broken by id. Default updatedAt.'),
   locationCode: textParam(64).optional().describe('Case-insensitive location code. Alias: location_code.'),
   location_code: textParam(64).optional().describe('Alias of locationCode.'),
+  readiness: z
+    .enum(['live', 'not_live'], { error: 'must be one of live, not_live' })
+    .optional()
+    .describe(
+      'live: only listings that can be shown (readiness.live); not_live: only those that cannot. See docs/images.md, "Readiness".',
+    ),
+  imageState: z
+    .enum(IMAGE_STATES, { error: `must be one of ${IMAGE_STATES.join(', ')}` })
+    .optional()
+    .describe('Only listings with at least one image whose check is in this state, e.g. unreachable.'),
   mine: booleanParam
     .optional()
     .describe(
@@ -78,6 +89,8 @@ export function resolvePaging(
     locationCode: pick(q.locationCode, q.location_code),
     cursor: q.cursor,
     mine: q.mine ?? false,
+    readiness: q.readiness,
+    imageState: q.imageState,
   };
 }
 
