@@ -133,6 +133,7 @@ export function webhookEndpointStore(db: Queryable) {
       );
       if (!rows[0]) return undefined;
       if (restart.events) await restartEvents(tx, id, restart.events);
+      else if (patch.events !== undefined) await forgetPendingEvents(tx, id);
       if (patch.enabled === true) await freshEventStreak(tx, id);
       return toRecord(rows[0]);
     },
@@ -232,6 +233,20 @@ async function freshEventStreak(tx: Queryable, id: string): Promise<void> {
   await tx.query(
     'FreshWebhookEventStreak',
     'UPDATE webhook_event_streams SET failing_since = NULL, next_attempt_at = now() WHERE endpoint_id = $1',
+    [id],
+  );
+}
+
+/**
+ * The subscription changed: a delivery of events in flight is read again from the walk (a new
+ * webhook-id; the events keep their ids), so no delivery mixes types or carries one unsubscribed.
+ */
+async function forgetPendingEvents(tx: Queryable, id: string): Promise<void> {
+  await tx.query(
+    'ForgetPendingWebhookEvents',
+    `UPDATE webhook_event_streams SET pending_delivery_id = NULL, pending_through_ts = NULL,
+       pending_through_seq = NULL, pending_attempt = 0
+     WHERE endpoint_id = $1`,
     [id],
   );
 }

@@ -1,0 +1,26 @@
+import type { DealerStore } from '../../store/dealers.js';
+import type { PartnerStore } from '../../store/partners.js';
+import type { EndpointRecord } from '../../store/webhooks/index.js';
+
+/**
+ * The events an endpoint may carry now: the partner's scope as it is, narrowed by the endpoint's
+ * filter (dealer profiles with their sub-locations; statuses, as the listing's was when the event
+ * happened). Null while the partner is disabled or lacks a scope. The same rule as the walk of
+ * listings (domain/webhooks/next-delivery.ts).
+ */
+export async function endpointScope(
+  deps: { partners: Pick<PartnerStore, 'get'>; dealers: Pick<DealerStore, 'subtree'> },
+  endpoint: EndpointRecord,
+): Promise<{ profileIds: string[] | null; statuses: string[] | null } | null> {
+  const partner = await deps.partners.get(endpoint.partnerId);
+  if (!partner || partner.disabled) return null;
+  if (!partner.scopes.includes('read:listings') || !partner.scopes.includes('manage:webhooks')) return null;
+  let profileIds: string[] | null =
+    partner.accessScope === 'global' ? null : await deps.dealers.subtree(partner.rootProfileIds);
+  if (endpoint.filterProfileIds) {
+    const wanted = await deps.dealers.subtree(endpoint.filterProfileIds);
+    const allowed = profileIds === null ? null : new Set(profileIds);
+    profileIds = wanted.filter((id) => allowed === null || allowed.has(id));
+  }
+  return { profileIds, statuses: endpoint.filterStatuses };
+}
