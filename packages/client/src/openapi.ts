@@ -290,6 +290,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the events of your listings, in order
+         * @description The events webhook endpoints subscribe to (image checks, readiness), oldest first, in commit order, cursor paged like sync: keep nextCursor and ask again for what comes next. Kept 30 days.
+         *
+         *     Scope: `read:listings`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/requests": {
         parameters: {
             query?: never;
@@ -5215,6 +5237,193 @@ export interface operations {
                             hasMore: boolean;
                             /** @description Send back as cursor for the next (older) page. */
                             nextCursor?: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
+             */
+            400: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
+            401: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description `HTTPS_REQUIRED`: The request came over plain HTTP. Use https:// (and treat the secret as exposed if it was sent in clear).
+             *
+             *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
+             *
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             */
+            403: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
+            404: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
+            429: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
+            500: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
+            503: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types (default: every one: listing.images_checked, listing.readiness_changed). */
+                types?: string;
+                /** @description Without a cursor: start with the events after this instant (default: the oldest kept, 30 days). */
+                since?: string;
+                /** @description Events per page (default and most: 100). */
+                pageSize?: number;
+                /** @description pagination.nextCursor of the previous page, with the same types. Only a cursor this service issued is taken. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: ({
+                            id: string;
+                            /** @enum {string} */
+                            type: "listing.images_checked" | "listing.readiness_changed";
+                            occurredAt: string;
+                            listingId: string;
+                            externalReference: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        pagination: {
+                            pageSize: number;
+                            hasMore: boolean;
+                            /** @description Send back as cursor, now or later, for the events after this page. */
+                            nextCursor: string;
                         };
                     };
                 };

@@ -136,6 +136,9 @@ export type WebhookDeliveryPage = Ok<'listWebhookDeliveries'>;
 export type WebhookInput = Req<'createWebhookEndpoint'>;
 export type WebhookChange = Req<'updateWebhookEndpoint'>;
 export type WebhookDeliveryQuery = Query<'listWebhookDeliveries'>;
+/** GET /events: events of your listings (image checks, readiness), oldest first, cursor paged. */
+export type EventPage = Ok<'listEvents'>;
+export type EventQuery = Query<'listEvents'>;
 export type RequestRecord = Schemas['RequestRecord'];
 export type RequestRecordPage = Ok<'listRequests'>;
 export type RequestRecordQuery = Query<'listRequests'>;
@@ -377,6 +380,8 @@ export interface ForecourtClient {
     resume(id: string, resume?: { cursor?: string }, options?: CallOptions): Promise<WebhookEndpoint>;
     /** One page of the delivery log, newest first. */
     deliveries(id: string, query?: WebhookDeliveryQuery, options?: CallOptions): Promise<WebhookDeliveryPage>;
+    /** GET /events: the events endpoints subscribe to, read without one (what `forecourt listen` forwards). */
+    events(query?: EventQuery, options?: CallOptions): Promise<EventPage>;
   };
   /** /requests: your failed requests, kept for days (needs read:listings or write:listings). */
   requests: {

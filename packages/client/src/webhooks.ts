@@ -43,5 +43,8 @@ export function webhookMethods(api: Api): ForecourtClient['webhooks'] {
       });
       return (await unwrap(call)).data;
     },
+    async events(query = {}, options) {
+      return (await unwrap(raw.GET('/events', { params: { query }, ...api.init(options) }))).data;
+    },
   };
 }

@@ -331,6 +331,7 @@ function operationId(method: string, path: string): string {
     'POST /webhooks/:id/test': 'testWebhookEndpoint',
     'POST /webhooks/:id/resume': 'resumeWebhookEndpoint',
     'GET /webhooks/:id/deliveries': 'listWebhookDeliveries',
+    'GET /events': 'listEvents',
     'GET /requests': 'listRequests',
     'GET /requests/:requestId': 'getRequest',
   };

@@ -2,6 +2,7 @@ import type { PostWebhook } from '../../outbound/webhook-post.js';
 import type { AuditContext, AuditStore } from '../../store/audit.js';
 import type { Db, Queryable } from '../../store/db.js';
 import type { DealerStore } from '../../store/dealers.js';
+import { eventStore } from '../../store/events.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import {
   type EndpointPatch,
@@ -12,6 +13,7 @@ import {
 import { type Access, assertInScope } from '../access.js';
 import type { CursorCodec, Position } from '../cursor.js';
 import { fieldProblem, problem } from '../errors.js';
+import { eventFeed } from '../events/feed.js';
 import { DEFAULT_EVENTS } from '../events/registry.js';
 import { checkSubscription, walksOf } from '../events/subscription.js';
 import { messages } from '../messages.js';
@@ -231,7 +233,13 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
 
 /** Managing webhook endpoints: a partner its own (partner API), an operator any (admin API). */
 export function webhookAdmin(deps: WebhookAdminDeps) {
-  return { ...webhookEndpoints(deps), ...webhookOperator(deps) };
+  // GET /events reads the outbox the endpoints walk, on the same database and horizon.
+  const eventPage = eventFeed({
+    events: eventStore(deps.db),
+    syncHorizon: deps.syncHorizon,
+    cursors: deps.cursors,
+  });
+  return { ...webhookEndpoints(deps), ...webhookOperator(deps), eventPage };
 }
 
 export type WebhookAdmin = ReturnType<typeof webhookAdmin>;

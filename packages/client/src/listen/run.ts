@@ -72,12 +72,17 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
     }
   }
 
+  const walkListings = s.events.includes('listings.changed');
+  const eventTypes = s.events.filter((t) => t !== 'listings.changed');
+  // Events from about now on: those of the last START_WINDOW_MS too (delivery is at least once).
+  const eventsSince = s.from === 'now' ? new Date(Date.now() - START_WINDOW_MS).toISOString() : undefined;
+  let eventCursor: string | undefined;
   const query: { status: 'all'; pageSize: number; updatedSince?: string } = { status: 'all', pageSize: 100 };
   /** listing id → the updatedAt of the version delivered (or present at the start). */
   const seen = new Map<string, string>();
   let cursor: string | undefined;
   const options = { signal };
-  if (s.from === 'now') {
+  if (s.from === 'now' && walkListings) {
     const newest = await untilAnswered(() =>
       client.listings.list({ status: 'all', sort: '-updatedAt', pageSize: 1 }, options),
     );
@@ -100,7 +105,8 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
 
   for (;;) {
     try {
-      await deliverChanges();
+      if (walkListings) await deliverChanges();
+      if (eventTypes.length > 0) await deliverEvents();
       service.answered();
     } catch (error) {
       // The walk starts again from the cursor after the last page delivered.
@@ -128,6 +134,42 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
       cursor = page.cursor;
     }
   }
+
+  /** Every page of events after `eventCursor`, each delivered (until a 2xx) before the next is read. */
+  async function deliverEvents(): Promise<void> {
+    for (;;) {
+      const start = eventCursor ? { cursor: eventCursor } : eventsSince ? { since: eventsSince } : {};
+      const page = await client.webhooks.events({ types: eventTypes.join(','), ...start }, options);
+      service.answered();
+      for (const body of eventDeliveries(page.data)) {
+        const { id, attempts } = await forward(s.forwardTo, secret, body, signal, say);
+        const { type, data } = JSON.parse(body) as { type: string; data: unknown[] };
+        say(
+          `${id} ${type}: ${data.length} event(s) delivered${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
+        );
+      }
+      eventCursor = page.pagination.nextCursor;
+      if (!page.pagination.hasMore) return;
+    }
+  }
+}
+
+/** A page of GET /events as the service would deliver it: each run of one type, `{"type", "data"}`. */
+function eventDeliveries(events: readonly { type: string }[]): string[] {
+  const bodies: string[] = [];
+  let run: Record<string, unknown>[] = [];
+  let type = '';
+  const close = () => {
+    if (run.length > 0) bodies.push(JSON.stringify({ type, data: run }));
+    run = [];
+  };
+  for (const { type: t, ...event } of events) {
+    if (t !== type) close();
+    type = t;
+    run.push(event);
+  }
+  close();
+  return bodies;
 }
 
 /**

@@ -20,6 +20,10 @@ For developing a webhook receiver without a public address (docs/webhooks.md).
                           (without either, a new secret is made and printed at start)
   --from now|start        now (default): changes from now on, as a new webhook endpoint gets;
                           start: every listing in your scope first, then the changes
+  --events TYPES          comma-separated event types to forward (default listings.changed), e.g.
+                          listings.changed,listing.images_checked,listing.readiness_changed:
+                          the other types are read from GET /events and forwarded one type a
+                          delivery, as the service sends them
   --interval-ms N         how often to ask for changes once caught up (default 1000)
   --max-backoff-ms N      while the service does not answer, the longest wait between attempts
                           (default 30000); it is retried for as long as it is away
@@ -39,6 +43,7 @@ const OPTIONS = {
   'webhook-secret': { type: 'string' },
   'webhook-secret-file': { type: 'string' },
   from: { type: 'string', default: 'now' },
+  events: { type: 'string', default: 'listings.changed' },
   'interval-ms': { type: 'string', default: '1000' },
   'max-backoff-ms': { type: 'string', default: '30000' },
   'show-secret': { type: 'boolean', default: false },
@@ -55,6 +60,8 @@ export interface ListenSettings {
   /** Where to keep a new secret, when --webhook-secret-file names a file that does not exist yet. */
   webhookSecretFile: string | undefined;
   from: 'now' | 'start';
+  /** The event types to forward: listings.changed (the sync walk) and/or types read from GET /events. */
+  events: string[];
   intervalMs: number;
   /** The longest wait between attempts to reach a service that does not answer. */
   maxBackoffMs: number;
@@ -97,6 +104,10 @@ export function listenSettings(
   if (values.from !== 'now' && values.from !== 'start') {
     throw new UsageError(`--from must be now or start, got "${values.from}"`);
   }
+  const events = [...new Set(values.events.split(',').map((t) => t.trim()))].filter(Boolean);
+  if (events.length === 0 || events.some((t) => !/^[a-z]+(\.[a-z_]+)+$/.test(t))) {
+    throw new UsageError(`--events must name event types separated by commas, got "${values.events}"`);
+  }
   const intervalMs = Number(values['interval-ms']);
   if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 60_000) {
     throw new UsageError(
@@ -130,6 +141,7 @@ export function listenSettings(
     webhookSecret: given,
     webhookSecretFile: file && given === undefined ? file : undefined,
     from: values.from,
+    events,
     intervalMs,
     maxBackoffMs,
     showSecret: values['show-secret'],

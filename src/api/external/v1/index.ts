@@ -11,6 +11,7 @@ import type { RateLimits } from '../../../http/rate-limit.js';
 import { refuseUndeclaredQuery } from '../../../http/validation.js';
 import type { Projection } from '../../../store/db.js';
 import type { ListingJson } from '../../../store/listings/json.js';
+import { eventRoutes } from './events.js';
 import { listingRoutes } from './listings/reads.js';
 import { listingWriteRoutes } from './listings/writes.js';
 import { locationRoutes } from './locations.js';
@@ -46,6 +47,7 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     await app.register(listingWriteRoutes(api.writes, api.metrics));
     await app.register(locationRoutes(api.locations, api.listings, api.listingJson));
     await app.register(webhookRoutes(api.webhooks));
+    await app.register(eventRoutes(api.webhooks));
     await app.register(requestRecordRoutes(api.requestRecords));
     await app.register(referenceRoutes);
   };
