@@ -9,6 +9,7 @@ import { type ExternalApi, externalRoutes } from './api/external/v1/index.js';
 import { healthRoutes } from './api/health/index.js';
 import { documentedPath, PARTNER_PREFIX } from './api/openapi/document.js';
 import { openApiRoutes, registerOpenApi } from './api/openapi/index.js';
+import type { LoopStats } from './background/loop.js';
 import type { Config } from './config.js';
 import type { RequestRecorder } from './domain/request-records/recorder.js';
 import { callerAttribution } from './http/auth.js';
@@ -47,6 +48,8 @@ interface AppOptions {
   logger: Logger;
   /** The clock of the rate-limit windows: Date.now, or a test's that it moves instead of waiting. */
   now?: () => number;
+  /** What the instance's background loops have done, for the metrics (background/loops.ts). */
+  loopStats?: () => readonly LoopStats[];
 }
 
 /** A route as registered: its method, URL pattern and request schemas (Zod), for tools that walk every route. */
@@ -59,7 +62,7 @@ interface RouteSummary {
 export type App = FastifyInstance & {
   /** Every route of the app (the hostile-text layer sends odd text to each; the admin API has no OpenAPI document). */
   routeList: readonly RouteSummary[];
-  /** The app's metrics, for what runs beside it (the webhook dispatcher). */
+  /** The app's metrics, for what runs beside it (the background loops). */
   metrics: ReturnType<typeof createMetrics>;
   /** How busy partners' requests keep the instance: background work makes way when saturated. */
   pressure: RequestPressure;
@@ -73,7 +76,15 @@ export type App = FastifyInstance & {
 };
 
 /** Builds the whole service as one Fastify app; server.ts starts it, tests build the very same. */
-export async function buildApp({ config, useCases, databases, tls, logger, now }: AppOptions): Promise<App> {
+export async function buildApp({
+  config,
+  useCases,
+  databases,
+  tls,
+  logger,
+  now,
+  loopStats,
+}: AppOptions): Promise<App> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const app = Fastify({
     loggerInstance: logger,
@@ -113,7 +124,7 @@ export async function buildApp({ config, useCases, databases, tls, logger, now }
   const door = registerDoor(app as unknown as FastifyInstance);
 
   // The HTTP layer's own parts: request metrics and rate limits, closed with the app.
-  const metrics = createMetrics(() => databases.primary.poolStats?.());
+  const metrics = createMetrics(() => databases.primary.poolStats?.(), loopStats);
   const rateLimits = configuredRateLimits(config, logger, metrics, now);
   app.addHook('onClose', () => rateLimits.close());
   const pressure = requestPressure();

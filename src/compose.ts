@@ -13,8 +13,8 @@ import { operatorAccess } from './domain/operators.js';
 import { partnerAdmin } from './domain/partners.js';
 import { requestRecordReads } from './domain/request-records/reads.js';
 import { requestRecorder } from './domain/request-records/recorder.js';
-import { webhookDispatcher } from './domain/webhooks/dispatcher.js';
 import { webhookAdmin } from './domain/webhooks/endpoints.js';
+import { type RoundDeps, webhookRounds } from './domain/webhooks/round.js';
 import { webhookPoster } from './outbound/webhook-post.js';
 import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
@@ -28,9 +28,6 @@ import { partnerStore } from './store/partners.js';
 import { requestRecordStore } from './store/request-records.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
 import { webhookStore } from './store/webhooks/index.js';
-
-/** How often an instance looks for endpoints with changes to deliver. */
-const WEBHOOK_POLL_MS = 200;
 
 /**
  * The composition root: every use case built once, over exactly the stores and settings it
@@ -142,12 +139,9 @@ export function compose(
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
     }),
-    /** The delivery loop of this instance (runtime.ts starts and stops it). */
-    webhookDispatcher: (
-      logger: Logger,
-      hooks: Pick<Parameters<typeof webhookDispatcher>[0], 'observe' | 'saturated' | 'roundFailed'> = {},
-    ) =>
-      webhookDispatcher({
+    /** The delivery rounds of this instance (background/webhooks.ts runs them). */
+    webhookRounds: (logger: Logger, hooks: Pick<RoundDeps, 'observe' | 'saturated' | 'roundFailed'> = {}) =>
+      webhookRounds({
         ...hooks,
         db: deliveryDb,
         store: webhookStore(deliveryDb),
@@ -161,16 +155,12 @@ export function compose(
         listingJson,
         post,
         logger,
-        options: {
-          concurrency: config.WEBHOOK_CONCURRENCY,
-          pollMs: WEBHOOK_POLL_MS,
-          // Twice the timeout and some: a lease lapses only when its holder is gone.
-          leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + 5_000,
-        },
+        // Twice the timeout and some: a lease lapses only when its holder is gone.
+        leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + 5_000,
       }),
     /** A listing as every answer shows it (pages, single reads, ETags, webhook deliveries). */
     listingJson,
-    /** For the replica's horizon publisher (runtime.ts). */
+    /** For the replica's horizon publisher (background/sync-horizon.ts). */
     syncHorizon,
   };
 }

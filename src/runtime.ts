@@ -4,17 +4,15 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { type App, buildApp, httpsRequired } from './app.js';
-import { requestRecordsLoop } from './background/request-records.js';
+import { type InstanceLoops, instanceLoops } from './background/loops.js';
 import { compose, type UseCases } from './compose.js';
 import { type Config, ConfigError } from './config.js';
-import { ACCESS_CHANNEL } from './domain/access-cache.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
 import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { openConfiguredDb, openDb } from './store/open.js';
-import { pgliteMaintenance } from './store/pglite-maintenance.js';
 import { ensureCursorKey } from './store/service-info.js';
 
 /** ADMIN_TOKEN, or one generated on first start into the data directory (mode 0600). */
@@ -70,7 +68,7 @@ export async function start(
     config.DATABASE_URL && config.WEBHOOK_CONCURRENCY > 0
       ? await openDb({ ...dbOptions, poolSize: WEBHOOK_POOL_SIZE, databaseUrl: config.DATABASE_URL })
       : undefined;
-  let stopListening: (() => Promise<void>) | undefined;
+  let background: InstanceLoops | undefined;
   try {
     const applied = await migrateDirectly(config, db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
@@ -94,22 +92,6 @@ export async function start(
       logger: logger.child({ component: 'request-records' }),
       publicOrigin: `https://${host}:${config.PORT}`,
     });
-    // Partners' access is kept by the instance while it is proven to hear every change
-    // (domain/access-cache.ts; the proof: store/postgres.ts, listenOn).
-    let heard = true;
-    stopListening = await db.listen(ACCESS_CHANNEL, {
-      onNotify: () => useCases.accessCache.forget(),
-      onLive(live, detail) {
-        useCases.accessCache.setLive(live);
-        if (!live && heard)
-          logger.warn(
-            { detail },
-            'not hearing changes to partners: access is read per request (not cached) until they are heard',
-          );
-        if (live && !heard) logger.info({ detail }, 'hearing changes to partners again');
-        heard = live;
-      },
-    });
     const app = await buildApp({
       config,
       useCases,
@@ -117,11 +99,9 @@ export async function start(
       tls,
       logger,
       ...(options.now ? { now: options.now } : {}),
+      loopStats: () => background?.stats() ?? [],
     });
-    const recording = requestRecordsLoop(useCases.requestRecorder);
-    await recording.start();
-    const publisher = readDb ? publishSyncHorizon(useCases.syncHorizon, logger) : undefined;
-    const dispatcher = useCases.webhookDispatcher(logger.child({ component: 'webhooks' }), {
+    const rounds = useCases.webhookRounds(logger.child({ component: 'webhooks' }), {
       observe(outcome) {
         const result = outcome.ok ? 'succeeded' : 'failed';
         app.metrics.webhookAttempts.inc({ type: outcome.type, outcome: result });
@@ -130,6 +110,19 @@ export async function start(
       saturated: app.pressure.saturated,
       roundFailed: () => app.metrics.webhookRoundFailures.inc(),
     });
+    // Every loop of background work this instance runs (background/loops.ts says which).
+    const loops = instanceLoops({
+      config,
+      db,
+      replica: readDb !== undefined,
+      accessCache: useCases.accessCache,
+      requestRecorder: useCases.requestRecorder,
+      syncHorizon: useCases.syncHorizon,
+      webhooks: { rounds, saturated: app.pressure.saturated },
+      logger,
+    });
+    background = loops;
+    await loops.start();
     const plain = config.TRUST_PROXY ? app.plainHandler : refusePlainHttp;
     const listener = createDualListener(app.server as import('node:https').Server, plain, {
       headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
@@ -143,11 +136,6 @@ export async function start(
     const port = (listener.address() as AddressInfo).port;
     const url = `https://${host}:${port}`;
     logger.info({ url, database: db.kind }, 'Forecourt is listening');
-    dispatcher.start();
-    const maintenance =
-      db.kind === 'pglite' && config.EMBEDDED_VACUUM_INTERVAL_MS > 0
-        ? maintainEmbedded(db, config.EMBEDDED_VACUUM_INTERVAL_MS, logger.child({ component: 'database' }))
-        : undefined;
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -162,13 +150,10 @@ export async function start(
           // the listener stops accepting and resolves once every connection is gone.
           app.startDraining();
           await listener.shutdown();
-          // Deliveries in flight finish (each within WEBHOOK_TIMEOUT_MS) and release their leases.
-          await dispatcher.stop();
-          await maintenance?.stop();
-          await recording.stop();
+          // Deliveries in flight finish (each within WEBHOOK_TIMEOUT_MS) and release their leases;
+          // the last request records are written; the connection that hears changes closes.
+          await loops.stop();
           await app.close();
-          await publisher?.stop();
-          await stopListening?.();
           await readDb?.close();
           await deliveryDb?.close();
           await db.close();
@@ -177,7 +162,7 @@ export async function start(
       },
     };
   } catch (error) {
-    await stopListening?.().catch(() => {});
+    await background?.stop().catch(() => {});
     await readDb?.close().catch(() => {});
     await deliveryDb?.close().catch(() => {});
     await db.close().catch(() => {});
@@ -222,95 +207,6 @@ async function migrateDirectly(config: Config, db: Db): Promise<string[]> {
 
 /** PostgreSQL connections of the webhook dispatcher, besides DB_POOL_SIZE (docs/operations.md). */
 const WEBHOOK_POOL_SIZE = 3;
-
-/** A maintenance pass that held the embedded database this long is logged at info. */
-const NOTICEABLE_PASS_MS = 100;
-
-/** How often the primary's sync horizon is published for a replica (docs/sync.md). */
-const HORIZON_PUBLISH_MS = 200;
-
-/**
- * With a read replica, cursor pages read there can only pass what the primary's published horizon
- * allows (store/sync-horizon.ts). Every instance publishes; the value only moves forward, so many
- * publishers are harmless. A failed round (primary unreachable) is retried at the next tick.
- */
-function publishSyncHorizon(horizon: Pick<UseCases['syncHorizon'], 'publish'>, logger: Logger) {
-  return repeat(
-    () => horizon.publish(),
-    HORIZON_PUBLISH_MS,
-    0,
-    (error) => logger.warn({ err: error }, 'could not publish the sync horizon for the replica'),
-  );
-}
-
-/**
- * The embedded database's autovacuum (store/pglite-maintenance.ts), a pass every `everyMs`, the
- * first one `everyMs` after start. A pass that did something says what and how long it held the
- * connection: at info when requests may have noticed (100 ms or more), like PostgreSQL's
- * log_autovacuum_min_duration, else at debug. A failed one is retried at the next tick.
- */
-function maintainEmbedded(db: Db, everyMs: number, logger: Logger) {
-  const pass = pgliteMaintenance(db);
-  let stopping = false;
-  const running = repeat(
-    async () => {
-      const done = await pass(() => stopping);
-      if (done.vacuumed.length || done.analyzed.length)
-        logger[done.ms >= NOTICEABLE_PASS_MS ? 'info' : 'debug'](
-          done,
-          'vacuumed and analyzed the embedded database (it has no autovacuum of its own)',
-        );
-    },
-    everyMs,
-    everyMs,
-    (error) =>
-      logger.warn({ err: error }, 'could not vacuum the embedded database; retrying at the next pass'),
-  );
-  return {
-    stop() {
-      stopping = true;
-      return running.stop();
-    },
-  };
-}
-
-/**
- * Runs `task` after `firstDelayMs`, then `everyMs` after each run ends, until stopped (stop waits
- * for a run under way). A failure is reported once, until a run succeeds again.
- */
-function repeat(
-  task: () => Promise<void>,
-  everyMs: number,
-  firstDelayMs: number,
-  warn: (error: Error) => void,
-) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  let failing = false;
-  const tick = () => {
-    running = task()
-      .then(() => {
-        failing = false;
-      })
-      .catch((error: Error) => {
-        if (!failing) warn(error);
-        failing = true;
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs).unref();
-      });
-  };
-  if (firstDelayMs > 0) timer = setTimeout(tick, firstDelayMs).unref();
-  else tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
-}
 
 /** A plain-HTTP request on the HTTPS port: a 403 with the error envelope, never data or a redirect. */
 function refusePlainHttp(

@@ -338,7 +338,7 @@ test('a notification reaches its listener once, sent by a statement alone or by 
   const db = await openDb(options(dir));
   const channel = `fc_test_${process.pid}_${Date.now()}`;
   let heard = 0;
-  const stop = await db.listen(channel, { onNotify: () => heard++, onLive: () => {} });
+  const listening = await db.listen(channel, { onNotify: () => heard++, onLost: () => {} });
   // PostgreSQL delivers on another connection: wait for the expected count, then a moment more
   // for a second delivery that must not come.
   const heardExactly = async (n: number, what: string) => {
@@ -360,7 +360,7 @@ test('a notification reaches its listener once, sent by a statement alone or by 
     await assert.rejects(db.query('Fail', 'SELECT 1 / 0'));
     await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'after an error']);
     await heardExactly(3, 'after a statement that failed');
-    await stop();
+    await listening.close();
     await db.query('Notify', 'SELECT pg_notify($1, $2)', [channel, 'after unlisten']);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(heard, 3, 'nothing once the listener stopped');

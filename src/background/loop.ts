@@ -36,6 +36,9 @@ export interface LoopSettings {
   now?: () => number;
 }
 
+/** What a loop's maker lets a test set: a shorter interval, no jitter, its own clock. */
+export type LoopTuning = Partial<Pick<LoopSettings, 'everyMs' | 'random' | 'now'>>;
+
 /** What a loop has done, for metrics (http/metrics.ts) and tests. */
 export interface LoopStats {
   name: string;
@@ -62,9 +65,10 @@ export interface Loop {
   start(): Promise<void>;
   /**
    * A pass now: whoever wakes the loop knows there is work (a notification, a round that ended),
-   * so a wait or a back-off is cut short; during a pass, the next starts as it ends.
+   * so a wait or a back-off is cut short; during a pass, the next starts as it ends. Resolves once
+   * that pass is over (at once when the loop is not running). Never rejects.
    */
-  wake(): void;
+  wake(): Promise<void>;
   /** Lets the pass under way finish (it sees `stopping()`), starts no other, then `afterLast`. */
   stop(): Promise<void>;
   stats(): LoopStats;
@@ -98,6 +102,8 @@ export function loop(settings: LoopSettings): Loop {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let wokenDuringPass = false;
+  /** Who woke the loop, told when the next pass to start is over. */
+  let woken: (() => void)[] = [];
   let first: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
 
@@ -134,14 +140,18 @@ export function loop(settings: LoopSettings): Loop {
   function run(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
-    running ??= once()
+    if (running) return running;
+    const waiting = woken;
+    woken = [];
+    running = once()
       // A hook that throws must not end the loop: the pass is over either way.
       .catch(() => everyMs)
       .then((next) => {
         running = undefined;
-        const woken = wokenDuringPass;
+        const again = wokenDuringPass;
         wokenDuringPass = false;
-        schedule(woken ? 0 : next);
+        schedule(again ? 0 : next);
+        for (const tell of waiting) tell();
       });
     return running;
   }
@@ -169,9 +179,11 @@ export function loop(settings: LoopSettings): Loop {
       return first;
     },
     wake() {
-      if (state !== 'started') return;
+      if (state !== 'started') return Promise.resolve();
+      const over = new Promise<void>((resolve) => woken.push(resolve));
       if (running) wokenDuringPass = true;
       else void run();
+      return over;
     },
     stop() {
       stopping ??= (async () => {
@@ -179,6 +191,8 @@ export function loop(settings: LoopSettings): Loop {
         clearTimeout(timer);
         timer = undefined;
         await running;
+        // No pass will come for those who woke it during the last one.
+        for (const tell of woken.splice(0)) tell();
         await settings.afterLast?.();
       })();
       return stopping;

@@ -1,5 +1,5 @@
 import type { RequestRecorder } from '../domain/request-records/recorder.js';
-import { type Loop, type LoopSettings, loop } from './loop.js';
+import { type Loop, type LoopTuning, loop } from './loop.js';
 
 /**
  * How often an instance writes the request records it holds. Often, so each write is small: once
@@ -16,7 +16,7 @@ const MAX_BACKOFF_MS = 30_000;
  */
 export function requestRecordsLoop(
   recorder: Pick<RequestRecorder, 'pass' | 'flush'>,
-  tuning: Pick<LoopSettings, 'random'> = {},
+  tuning: LoopTuning = {},
 ): Loop {
   return loop({
     name: 'request-records',

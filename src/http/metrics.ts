@@ -38,11 +38,24 @@ export function metricsText(registry: Registry): Promise<string> {
   });
 }
 
+/** What the metrics read of each background loop (LoopStats of background/loop.ts). */
+interface LoopFigures {
+  name: string;
+  passes: number;
+  failures: number;
+  passMsTotal: number;
+  lastSuccessAt: number | null;
+}
+
 /**
  * The service's Prometheus metrics, in a registry of its own (one per app, so tests can boot several
- * apps in one process). Served on the admin API only: partners never see them.
+ * apps in one process). Served on the admin API only: partners never see them. `loopStats`: what
+ * the instance's background loops have done (background/loops.ts), read at each scrape.
  */
-export function createMetrics(poolStats: () => PoolStats | undefined) {
+export function createMetrics(
+  poolStats: () => PoolStats | undefined,
+  loopStats: () => readonly LoopFigures[] = () => [],
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'forecourt_' });
   const labels = ['method', 'route', 'status'] as const;
@@ -141,6 +154,49 @@ export function createMetrics(poolStats: () => PoolStats | undefined) {
         // The count lives with the process's one stdout (src/log.ts), not with this registry.
         this.reset();
         this.inc(droppedLogLines());
+      },
+    }),
+    loopPasses: new Counter({
+      name: 'forecourt_background_passes_total',
+      help: 'Passes of each background loop (docs/operations.md, "Background loops"), failed ones included',
+      labelNames: ['loop'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of loopStats()) this.inc({ loop: s.name }, s.passes);
+      },
+    }),
+    loopFailures: new Counter({
+      name: 'forecourt_background_failures_total',
+      help: 'Passes of each background loop that failed (the loop then backs off)',
+      labelNames: ['loop'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of loopStats()) this.inc({ loop: s.name }, s.failures);
+      },
+    }),
+    loopSeconds: new Counter({
+      name: 'forecourt_background_pass_seconds_total',
+      help: 'Time spent in passes of each background loop (divided by its passes: the mean duration of a pass)',
+      labelNames: ['loop'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of loopStats()) this.inc({ loop: s.name }, s.passMsTotal / 1000);
+      },
+    }),
+    loopLastSuccess: new Gauge({
+      name: 'forecourt_background_last_success_timestamp_seconds',
+      help: 'When a pass of each background loop last succeeded (Unix time; with WORKERS=N the oldest of the workers)',
+      labelNames: ['loop'] as const,
+      registers: [registry],
+      // The worker furthest behind is the one to see: a newer one would hide it.
+      aggregator: 'min',
+      collect() {
+        this.reset();
+        for (const s of loopStats())
+          if (s.lastSuccessAt !== null) this.set({ loop: s.name }, s.lastSuccessAt / 1000);
       },
     }),
     pool: new Gauge({

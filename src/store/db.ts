@@ -41,10 +41,11 @@ export interface Db extends Queryable {
   /**
    * Listens on a notification channel (PostgreSQL LISTEN: notifications from every process on
    * the database), on a direct connection (DbOptions.directUrl) when there is one. Resolves once
-   * the first attempt is over, live or not; returns the function that stops listening.
+   * notifications are proven to arrive there; rejects, saying why, when they are not. Keeping it
+   * proven, and listening again when it is lost, is background/listen.ts's.
    */
-  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
-  /** What the listener was told last (whether notifications are proven to arrive, and why not). */
+  listen(channel: string, events: ListenEvents): Promise<Listening>;
+  /** What the listening connections did last (whether notifications are proven to arrive, and why not). */
   listening(): ListenStatus;
   close(): Promise<void>;
   /**
@@ -94,15 +95,20 @@ export interface ListenStatus {
   detail: string;
 }
 
-/** What a listener is told: each notification, and whether it may have missed some. */
-export interface ListenHandlers {
+/** What a listening connection tells. */
+export interface ListenEvents {
   /** A notification arrived (after the transaction that sent it committed). */
   onNotify(): void;
   /**
-   * false: notifications may be missed from now on (the listening connection is gone, or a
-   * notification the listener sent itself did not come back in time); true: proven to arrive
-   * (again). Whoever relies on notifications trusts nothing it kept while not live. `detail`
-   * says why, for the log and /readyz.
+   * The connection is gone: notifications may be missed from now on. Said once, and never for a
+   * connection closed by `close()` or by a failed `prove()` (which rejects instead).
    */
-  onLive(live: boolean, detail: string): void;
+  onLost(detail: string): void;
+}
+
+/** A listening connection, proven when it was handed over. */
+export interface Listening {
+  /** Proves again that notifications arrive; rejects, saying why, when they may not (and closes it). */
+  prove(): Promise<void>;
+  close(): Promise<void>;
 }

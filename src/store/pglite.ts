@@ -134,8 +134,8 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
       await root.query('Ping', 'SELECT 1');
     },
     // One process, one connection: a notification arrives with the commit that sent it.
-    async listen(channel, handlers) {
-      const handler = () => handlers.onNotify();
+    async listen(channel, events) {
+      const handler = () => events.onNotify();
       let entry = channels.get(channel);
       if (!entry) {
         entry = { handlers: new Set(), listening: root.exec('Listen', `LISTEN ${quoted(channel)}`) };
@@ -150,12 +150,18 @@ export function pgliteDb(db: PGlite, release: () => void): Db {
         if (set.size === 0 && channels.get(channel) === entry) channels.delete(channel);
         throw error;
       }
-      handlers.onLive(true, EMBEDDED_LISTENING.detail);
-      return async () => {
-        set.delete(handler);
-        if (set.size > 0 || channels.get(channel) !== entry) return;
-        channels.delete(channel);
-        await root.exec('Unlisten', `UNLISTEN ${quoted(channel)}`).catch(() => {});
+      let closed = false;
+      return {
+        // Nothing to lose, nothing to prove: the notification comes with the commit.
+        prove: async () => {},
+        async close() {
+          if (closed) return;
+          closed = true;
+          set.delete(handler);
+          if (set.size > 0 || channels.get(channel) !== entry) return;
+          channels.delete(channel);
+          await root.exec('Unlisten', `UNLISTEN ${quoted(channel)}`).catch(() => {});
+        },
       };
     },
     listening: () => EMBEDDED_LISTENING,

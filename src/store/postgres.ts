@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Db, DbOptions } from './db.js';
 import { assertWithin, labelDbError } from './errors.js';
-import { listenerState, listenOn } from './postgres-listen.js';
+import { listenerState, openListen, PROVEN } from './postgres-listen.js';
 import {
   boundedStatement,
   CONNECTION_OPTIONS,
@@ -184,10 +184,30 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
         await client.end().catch(() => {});
       }
     },
-    listen: (channel, handlers) =>
-      listenOn(options.directUrl ?? url, options, channel, listener.track(handlers), (payload) =>
-        root.query('ProveListening', 'SELECT pg_notify($1, $2)', [channel, payload]).then(() => undefined),
-      ),
+    async listen(channel, events) {
+      const send = (payload: string) =>
+        root.query('ProveListening', 'SELECT pg_notify($1, $2)', [channel, payload]).then(() => undefined);
+      const lost = (detail: string) => {
+        listener.set(false, detail);
+        events.onLost(detail);
+      };
+      const target = options.directUrl ?? url;
+      const opened = await openListen(target, options, channel, { ...events, onLost: lost }, send).catch(
+        (error: Error) => {
+          listener.set(false, error.message);
+          throw error;
+        },
+      );
+      listener.set(true, PROVEN);
+      return {
+        prove: () =>
+          opened.prove().catch((error: Error) => {
+            listener.set(false, error.message);
+            throw error;
+          }),
+        close: opened.close,
+      };
+    },
     listening: () => listener.status(),
     async close() {
       await pool.end();

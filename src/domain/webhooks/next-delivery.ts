@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import type { Projection } from '../../store/db.js';
+import type { DealerStore } from '../../store/dealers.js';
+import type { ListingJson } from '../../store/listings/json.js';
+import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../store/listings/reads.js';
+import type { PartnerStore } from '../../store/partners.js';
+import type { SyncHorizonStore } from '../../store/sync-horizon.js';
+import { type EndpointRecord, NIL_UUID } from '../../store/webhooks/index.js';
+
+/** At most this many listings per delivery (the contract's limit). */
+export const BATCH_SIZE = 100;
+
+/** A delivery to send: a stretch of the endpoint's walk, each listing as its stored JSON text. */
+export interface Delivery {
+  deliveryId: string;
+  through: Position;
+  attempt: number;
+  listings: PageRow<ListingJson>[];
+  /** The pending delivery again (same id, same stretch), not a new one. */
+  retry: boolean;
+}
+
+/**
+ * What an endpoint is sent next. An endpoint is a sync cursor the service keeps: each delivery is
+ * the next page of the settled (updatedAt, id) walk after its position, inside the partner's scope
+ * and the endpoint's filter (docs/webhooks.md).
+ */
+export function deliveryWalk(deps: {
+  listings: Pick<ListingReadStore, 'page'>;
+  syncHorizon: Pick<SyncHorizonStore, 'current'>;
+  partners: Pick<PartnerStore, 'get'>;
+  dealers: Pick<DealerStore, 'subtree'>;
+  /** Listings as GET /listings/{id} sends them: the stored read model's JSON text. */
+  listingJson: Projection<ListingJson>;
+}) {
+  /**
+   * The listings an endpoint may carry now: the partner's scope as it is, narrowed by the filter.
+   * Null while the partner is disabled or lacks a scope.
+   */
+  async function filterOf(endpoint: EndpointRecord): Promise<ListingFilter | null> {
+    const partner = await deps.partners.get(endpoint.partnerId);
+    if (!partner || partner.disabled) return null;
+    if (!partner.scopes.includes('read:listings') || !partner.scopes.includes('manage:webhooks')) return null;
+    let profileIds: string[] | null =
+      partner.accessScope === 'global' ? null : await deps.dealers.subtree(partner.rootProfileIds);
+    if (endpoint.filterProfileIds) {
+      const wanted = await deps.dealers.subtree(endpoint.filterProfileIds);
+      const allowed = profileIds === null ? null : new Set(profileIds);
+      profileIds = wanted.filter((id) => allowed === null || allowed.has(id));
+    }
+    return {
+      profileIds,
+      status: endpoint.filterStatuses,
+      updatedSince: null,
+      partnerId: null,
+      reference: null,
+    };
+  }
+
+  /** The next delivery to send, or, when there is none, how far the position may pass meanwhile. */
+  async function nextDelivery(
+    endpoint: EndpointRecord,
+    filter: ListingFilter,
+  ): Promise<Delivery | { advanceTo: Position | null }> {
+    const after = endpoint.position;
+    if (endpoint.pending) {
+      // A retry carries the same stretch of the walk, each listing in its state now. One that
+      // changed since has moved past the stretch: the deliveries after this one carry it.
+      const { through } = endpoint.pending;
+      const rows = await deps.listings.page(filter, 'updatedAt', BATCH_SIZE, 0, {
+        after,
+        through,
+        horizon: null,
+        projection: deps.listingJson,
+      });
+      return {
+        deliveryId: endpoint.pending.deliveryId,
+        through,
+        attempt: endpoint.pending.attempt + 1,
+        listings: rows,
+        retry: true,
+      };
+    }
+    // The horizon first, in a statement of its own (store/sync-horizon.ts says why).
+    const horizon = await deps.syncHorizon.current();
+    const rows = await deps.listings.page(filter, 'updatedAt', BATCH_SIZE, 0, {
+      after,
+      horizon,
+      projection: deps.listingJson,
+    });
+    const firstUnsettled = rows.findIndex((r) => !r.settled);
+    const settled = firstUnsettled === -1 ? rows : rows.slice(0, firstUnsettled);
+    if (settled.length === 0) {
+      // Nothing of the filter lies between the position and the horizon: the position may pass
+      // up to it, so the next look starts there rather than at a position far behind.
+      const passable = horizon !== '-infinity' && horizon > after.ts;
+      return { advanceTo: passable ? { ts: horizon, id: NIL_UUID } : null };
+    }
+    return {
+      deliveryId: randomUUID(),
+      through: settled[settled.length - 1]!.position,
+      attempt: 1,
+      listings: settled,
+      retry: false,
+    };
+  }
+
+  return { filterOf, nextDelivery };
+}
