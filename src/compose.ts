@@ -5,6 +5,7 @@ import { accessCache } from './domain/access-cache.js';
 import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
 import { dealerAdmin } from './domain/dealers.js';
+import { eventRounds } from './domain/events/rounds.js';
 import { listingBodySchema } from './domain/listings/input.js';
 import { listingReads } from './domain/listings/reads.js';
 import { listingWrites } from './domain/listings/writes/index.js';
@@ -19,6 +20,7 @@ import { webhookPoster } from './outbound/webhook-post.js';
 import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
+import { eventStore } from './store/events.js';
 import { listingJsonProjection } from './store/listings/json.js';
 import { listingReadStore } from './store/listings/reads.js';
 import { listingWriteStore } from './store/listings/writes.js';
@@ -27,6 +29,7 @@ import { operatorStore } from './store/operators.js';
 import { partnerStore } from './store/partners.js';
 import { requestRecordStore } from './store/request-records.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
+import { webhookEventStreamStore } from './store/webhooks/event-streams.js';
 import { webhookStore } from './store/webhooks/index.js';
 
 /**
@@ -156,6 +159,22 @@ export function compose(
         post,
         logger,
         // Twice the timeout and some: a lease lapses only when its holder is gone.
+        leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + 5_000,
+      }),
+    /** The delivery rounds of the events outbox (background/webhook-events.ts runs them). */
+    webhookEventRounds: (logger: Logger, hooks: Pick<RoundDeps, 'observe' | 'saturated'> = {}) =>
+      eventRounds({
+        ...hooks,
+        db: deliveryDb,
+        endpoints: webhookStore(deliveryDb),
+        streams: webhookEventStreamStore(deliveryDb),
+        events: eventStore(deliveryDb),
+        syncHorizon: deliveryDb === db ? primaryHorizon : syncHorizonStore(deliveryDb, deliveryDb, settleMs),
+        partners: partnerStore(deliveryDb),
+        dealers: dealerStore(deliveryDb),
+        audit: auditStore(deliveryDb),
+        post,
+        logger,
         leaseMs: config.WEBHOOK_TIMEOUT_MS * 2 + 5_000,
       }),
     /** A listing as every answer shows it (pages, single reads, ETags, webhook deliveries). */

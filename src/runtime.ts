@@ -110,6 +110,14 @@ export async function start(
       saturated: app.pressure.saturated,
       roundFailed: () => app.metrics.webhookRoundFailures.inc(),
     });
+    const eventRounds = useCases.webhookEventRounds(logger.child({ component: 'webhooks' }), {
+      observe(outcome) {
+        const result = outcome.ok ? 'succeeded' : 'failed';
+        app.metrics.webhookAttempts.inc({ type: outcome.type, outcome: result });
+        app.metrics.webhookDuration.observe({ outcome: result }, outcome.durationMs / 1000);
+      },
+      saturated: app.pressure.saturated,
+    });
     // Every loop of background work this instance runs (background/loops.ts says which).
     const loops = instanceLoops({
       config,
@@ -118,7 +126,7 @@ export async function start(
       accessCache: useCases.accessCache,
       requestRecorder: useCases.requestRecorder,
       syncHorizon: useCases.syncHorizon,
-      webhooks: { rounds, saturated: app.pressure.saturated },
+      webhooks: { rounds, events: eventRounds, saturated: app.pressure.saturated },
       logger,
     });
     background = loops;

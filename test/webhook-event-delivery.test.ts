@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { webhookEventsLoop } from '../src/background/webhook-events.js';
-import { eventRounds } from '../src/domain/events/rounds.js';
-import { webhookPoster } from '../src/outbound/webhook-post.js';
-import { auditStore } from '../src/store/audit.js';
-import { dealerStore } from '../src/store/dealers.js';
-import { eventStore, type NewEvent, recordEvents } from '../src/store/events.js';
-import { partnerStore } from '../src/store/partners.js';
-import { syncHorizonStore } from '../src/store/sync-horizon.js';
-import { webhookEventStreamStore } from '../src/store/webhooks/event-streams.js';
-import { webhookStore } from '../src/store/webhooks/index.js';
+import { type NewEvent, recordEvents } from '../src/store/events.js';
 import {
   bootApp,
   createPartner,
@@ -39,7 +29,6 @@ describe('webhook events: delivery', () => {
   let tree: Tree;
   let partnerA: { id: string; secret: string };
   let partnerB: { id: string; secret: string };
-  let stop: () => Promise<void>;
   const receivers: Receiver[] = [];
 
   before(async () => {
@@ -47,30 +36,8 @@ describe('webhook events: delivery', () => {
     tree = await createTree(app);
     partnerA = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
     partnerB = await createPartner(app, { roots: [tree.ids.B!], scopes: SCOPES });
-    const db = app.running.db;
-    const rounds = eventRounds({
-      db,
-      endpoints: webhookStore(db),
-      streams: webhookEventStreamStore(db),
-      events: eventStore(db),
-      syncHorizon: syncHorizonStore(db, db, 2 * app.config.WRITE_TX_TIMEOUT_MS),
-      partners: partnerStore(db),
-      dealers: dealerStore(db),
-      audit: auditStore(db),
-      post: webhookPoster({ allowPrivate: true, timeoutMs: 2_000 }),
-      logger: pino({ level: 'silent' }),
-      leaseMs: 10_000,
-    });
-    const loop = webhookEventsLoop(
-      rounds,
-      { concurrency: 4, logger: pino({ level: 'silent' }) },
-      { everyMs: 50 },
-    );
-    await loop.start();
-    stop = () => loop.stop();
   });
   after(async () => {
-    await stop();
     for (const r of receivers) await r.close();
     await app.close();
   });

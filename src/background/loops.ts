@@ -1,20 +1,23 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ACCESS_CHANNEL, type AccessCache } from '../domain/access-cache.js';
+import type { EventRounds } from '../domain/events/rounds.js';
 import type { RequestRecorder } from '../domain/request-records/recorder.js';
 import type { WebhookRounds } from '../domain/webhooks/round.js';
 import type { Db } from '../store/db.js';
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { embeddedVacuumLoop } from './embedded-vacuum.js';
+import { configuredImageChecks, type ImageCheckConfig } from './image-checks.js';
 import { type ListenHandlers, listenLoop } from './listen.js';
 import type { Loop, LoopStats } from './loop.js';
 import { requestRecordsLoop } from './request-records.js';
 import { syncHorizonLoop } from './sync-horizon.js';
+import { webhookEventsLoop } from './webhook-events.js';
 import { webhookLogLoop, webhooksLoop } from './webhooks.js';
 
 /** What the loops of an instance work on. */
 export interface InstanceWork {
-  config: Pick<Config, 'EMBEDDED_VACUUM_INTERVAL_MS' | 'WEBHOOK_CONCURRENCY'>;
+  config: Pick<Config, 'EMBEDDED_VACUUM_INTERVAL_MS' | 'WEBHOOK_CONCURRENCY'> & ImageCheckConfig;
   /** The primary database. */
   db: Db;
   /** Whether reads go to a replica (which needs the primary's sync horizon published). */
@@ -23,7 +26,7 @@ export interface InstanceWork {
   requestRecorder: Pick<RequestRecorder, 'pass' | 'flush'>;
   syncHorizon: Pick<SyncHorizonStore, 'publish'>;
   /** The delivery rounds (compose.ts), and whether partners' requests saturate the instance. */
-  webhooks: { rounds: WebhookRounds; saturated: () => boolean };
+  webhooks: { rounds: WebhookRounds; events?: EventRounds | undefined; saturated: () => boolean };
   logger: Logger;
 }
 
@@ -50,6 +53,24 @@ export function instanceLoops(work: InstanceWork) {
             logger: logger.child({ component: 'webhooks' }),
           }),
           webhookLogLoop(work.webhooks.rounds, logger.child({ component: 'webhooks' })),
+          ...(work.webhooks.events
+            ? [
+                webhookEventsLoop(work.webhooks.events, {
+                  concurrency: config.WEBHOOK_CONCURRENCY,
+                  saturated: work.webhooks.saturated,
+                  logger: logger.child({ component: 'webhooks' }),
+                }),
+              ]
+            : []),
+        ]
+      : []),
+    // Image checks (docs/images.md): they make way while partners' requests saturate the instance.
+    ...(config.IMAGE_CHECK_CONCURRENCY > 0
+      ? [
+          configuredImageChecks(config, db, {
+            saturated: work.webhooks.saturated,
+            logger: logger.child({ component: 'images' }),
+          }),
         ]
       : []),
   ];
