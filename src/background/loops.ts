@@ -7,7 +7,6 @@ import type { WebhookRounds } from '../domain/webhooks/round.js';
 import type { Db } from '../store/db.js';
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { embeddedVacuumLoop } from './embedded-vacuum.js';
-import { configuredImageChecks, type ImageCheckConfig } from './image-checks.js';
 import { type ListenHandlers, listenLoop } from './listen.js';
 import type { Loop, LoopStats } from './loop.js';
 import { requestRecordsLoop } from './request-records.js';
@@ -17,7 +16,7 @@ import { webhookLogLoop, webhooksLoop } from './webhooks.js';
 
 /** What the loops of an instance work on. */
 export interface InstanceWork {
-  config: Pick<Config, 'EMBEDDED_VACUUM_INTERVAL_MS' | 'WEBHOOK_CONCURRENCY'> & ImageCheckConfig;
+  config: Pick<Config, 'EMBEDDED_VACUUM_INTERVAL_MS' | 'WEBHOOK_CONCURRENCY'>;
   /** The primary database. */
   db: Db;
   /** Whether reads go to a replica (which needs the primary's sync horizon published). */
@@ -62,15 +61,6 @@ export function instanceLoops(work: InstanceWork) {
                 }),
               ]
             : []),
-        ]
-      : []),
-    // Image checks (docs/images.md): they make way while partners' requests saturate the instance.
-    ...(config.IMAGE_CHECK_CONCURRENCY > 0
-      ? [
-          configuredImageChecks(config, db, {
-            saturated: work.webhooks.saturated,
-            logger: logger.child({ component: 'images' }),
-          }),
         ]
       : []),
   ];
