@@ -42,7 +42,7 @@ before(async () => {
   images = await startImageServer();
   app = await bootApp({
     IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '1000',
+    IMAGE_CHECK_TIMEOUT_MS: '4000',
     IMAGE_CHECK_CONCURRENCY: '0',
   });
   tree = await createTree(app);
@@ -123,7 +123,7 @@ describe('image checks', () => {
       ['/huge.png', 'too_large', 'png', 'file_too_large'],
       ['/missing.jpg', 'unreachable', null, 'not_found'],
       ['/broken.jpg', 'unreachable', null, 'http_error'],
-      ['/slow?ms=5000', 'unreachable', null, 'timeout'],
+      ['/slow?ms=10000', 'unreachable', null, 'timeout'],
       ['/redirect/private', 'unreachable', null, 'forbidden_address'],
     ];
     const urls = expected.map(([p]) => images.url(p));

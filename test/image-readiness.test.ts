@@ -26,7 +26,7 @@ before(async () => {
   images = await startImageServer();
   app = await bootApp({
     IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '1000',
+    IMAGE_CHECK_TIMEOUT_MS: '4000',
     IMAGE_CHECK_CONCURRENCY: '0',
   });
   tree = await createTree(app);

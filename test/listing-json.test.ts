@@ -102,7 +102,9 @@ test('every answer sends the stored text; the schema takes it as it is; each val
   const rich = page.body.data.find((l: { title: string }) => l.title === TITLE);
   const { id, slug, listingUrl, dealerProfileId, externalReference, externalProvider, dealer, ...rest } =
     rich;
-  const { createdAt, updatedAt, ...values } = rest;
+  const { createdAt, updatedAt, changedAt, ...values } = rest;
+  // The sync position: on a partner's write, the time of that write.
+  assert.equal(changedAt, updatedAt);
   assert.deepEqual(values, {
     title: TITLE,
     description: 'ÄÖÜ € <script>',

@@ -7,6 +7,7 @@ import type { WebhookRounds } from '../domain/webhooks/round.js';
 import type { Db } from '../store/db.js';
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
 import { embeddedVacuumLoop } from './embedded-vacuum.js';
+import { configuredImageChecks, type ImageCheckConfig } from './image-checks.js';
 import { type ListenHandlers, listenLoop } from './listen.js';
 import type { Loop, LoopStats } from './loop.js';
 import { requestRecordsLoop } from './request-records.js';
@@ -16,7 +17,8 @@ import { webhookLogLoop, webhooksLoop } from './webhooks.js';
 
 /** What the loops of an instance work on. */
 export interface InstanceWork {
-  config: Pick<Config, 'EMBEDDED_VACUUM_INTERVAL_MS' | 'WEBHOOK_CONCURRENCY'>;
+  /** The image checker's settings come with the parsed configuration (absent: no checker). */
+  config: Pick<Config, 'EMBEDDED_VACUUM_INTERVAL_MS' | 'WEBHOOK_CONCURRENCY'> & Partial<ImageCheckConfig>;
   /** The primary database. */
   db: Db;
   /** Whether reads go to a replica (which needs the primary's sync horizon published). */
@@ -61,6 +63,15 @@ export function instanceLoops(work: InstanceWork) {
                 }),
               ]
             : []),
+        ]
+      : []),
+    // Image checks (docs/images.md): they make way while partners' requests saturate the instance.
+    ...(config.IMAGE_CHECK_CONCURRENCY
+      ? [
+          configuredImageChecks(config as ImageCheckConfig, db, {
+            saturated: work.webhooks.saturated,
+            logger: logger.child({ component: 'images' }),
+          }),
         ]
       : []),
   ];

@@ -67,6 +67,9 @@ export async function bootApp(
       ? { DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL }
       : {}),
     ...(process.env.DATABASE_POOL_MODE ? { DATABASE_POOL_MODE: process.env.DATABASE_POOL_MODE } : {}),
+    // No image checks unless a test asks (test/image-*.test.ts): a result rewrites listings and
+    // moves their sync position, which other tests' counts and walks do not expect.
+    IMAGE_CHECK_CONCURRENCY: '0',
     ...env,
   });
   const running = await start(config, createLogger(config), options.clock ? { now: options.clock.now } : {});

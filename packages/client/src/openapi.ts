@@ -565,6 +565,8 @@ export interface components {
             mainImageUrl?: unknown;
             /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             readiness?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            changedAt?: unknown;
         };
         /** @description A JSON Merge Patch (RFC 7396) of your listing: only the fields you send change; null clears an optional field; an array (images, features, conditionTags) replaces the whole array. The listing that results is validated as a whole, as in PUT: the same issues (unknown_field included), and the same rules across fields (a price for an active or pending listing). A patch that changes nothing answers outcome unchanged and leaves updatedAt as it was. */
         ListingPatch: {
@@ -666,6 +668,8 @@ export interface components {
             mainImageUrl?: unknown;
             /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             readiness?: unknown;
+            /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
+            changedAt?: unknown;
         };
         Dealer: {
             id: string;
@@ -813,7 +817,10 @@ export interface components {
             }[];
             readiness: components["schemas"]["Readiness"];
             dealer: components["schemas"]["Dealer"];
+            /** @description When the listing last changed in any way you see: your edit (then equal to updatedAt) or an image check’s result. The sync cursor follows it (docs/sync.md). */
+            changedAt: string;
             createdAt: string;
+            /** @description Your last edit of the listing; an image check never moves it. */
             updatedAt: string;
             soldAt?: string;
         };

@@ -141,8 +141,13 @@ export const listingSchema = z
     features: z.array(z.object({ category: z.string(), name: z.string() })),
     readiness: readinessSchema,
     dealer: dealerSchema,
+    changedAt: z
+      .string()
+      .describe(
+        'When the listing last changed in any way you see: your edit (then equal to updatedAt) or an image check’s result. The sync cursor follows it (docs/sync.md).',
+      ),
     createdAt: z.string(),
-    updatedAt: z.string(),
+    updatedAt: z.string().describe('Your last edit of the listing; an image check never moves it.'),
     soldAt: z.string().optional(),
   })
   .meta({ id: 'Listing' });

@@ -197,6 +197,7 @@ export const READ_ONLY_FIELDS = [
   'soldAt',
   'mainImageUrl',
   'readiness',
+  'changedAt',
 ] as const;
 const readOnlyFields = Object.fromEntries(
   READ_ONLY_FIELDS.map((name) => [

@@ -86,8 +86,14 @@ const BODY = [
 /** Kept with the listing after the dealer: `listings.read_json_tail`, the closing brace included. */
 const TAIL = ['createdAt', 'updatedAt', 'soldAt'] as const;
 
+/**
+ * Spliced at read time after the dealer: the sync position (migration 021), which a change of the
+ * service's moves without the listing's stored text being written for it.
+ */
+const CHANGED = ['changedAt'] as const;
+
 /** Every key of a listing as partners read it, in order; `dealer` is kept with the dealer. */
-export const LISTING_KEYS = [...HEAD, ...BODY, 'dealer', ...TAIL] as const;
+export const LISTING_KEYS = [...HEAD, ...BODY, 'dealer', ...CHANGED, ...TAIL] as const;
 
 /** A timestamp as Date.toISOString writes it: UTC, milliseconds (truncated, as a JS Date holds them). */
 export function isoTime(sql: string): string {
@@ -144,6 +150,7 @@ function special(listingBaseUrl: string, dealer: string, src: ListingSource): Re
     dealer,
     createdAt: json(isoTime(src('created_at'))),
     updatedAt: json(isoTime(src('updated_at'))),
+    changedAt: json(isoTime(src('changed_at'))),
   };
 }
 
@@ -278,6 +285,7 @@ export function listingJsonProjection(listingBaseUrl: string): Projection<Listin
     'l.read_json',
     `',"dealer":'`,
     'd.read_json',
+    ...pairs(CHANGED, listingBaseUrl, 'NULL'),
     'l.read_json_tail',
   ]);
   return {

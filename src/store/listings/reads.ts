@@ -4,8 +4,11 @@ import { LISTING_COLUMNS, LISTING_JOINS, rowToStoredListing, type StoredListing 
 export const SORTS = ['updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'price', '-price'] as const;
 export type Sort = (typeof SORTS)[number];
 
+// `updatedAt` (the default, and the sync cursor's order) follows the sync position, changed_at
+// (migration 021): a partner's edit sets it to updatedAt, and a change of the service's (an image
+// check's result) moves it alone, so a walk sees every change, once, in order (docs/sync.md).
 const SORT_SQL: Record<Sort, string> = {
-  updatedAt: 'l.updated_at ASC, l.id ASC',
+  updatedAt: 'l.changed_at ASC, l.id ASC',
   '-updatedAt': 'l.updated_at DESC, l.id DESC',
   createdAt: 'l.created_at ASC, l.id ASC',
   '-createdAt': 'l.created_at DESC, l.id DESC',
@@ -18,7 +21,7 @@ const STATUSES = ['active', 'pending', 'sold', 'draft'];
 /** Past this many rows into a list, walking each dealer's index separately stops paying off. */
 const PER_DEALER_MAX_ROWS = 2000;
 
-/** A position in the (updatedAt, id) order: updatedAt to the microsecond, as the database has it. */
+/** A position in the walk's (changedAt, id) order: changedAt to the microsecond, as the database has it. */
 export interface Position {
   ts: string;
   id: string;
@@ -77,11 +80,11 @@ function where(filter: ListingFilter, params: unknown[], range: Range = {}): str
   const clauses: string[] = [];
   if (range.after) {
     params.push(range.after.ts, range.after.id);
-    clauses.push(`(l.updated_at, l.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    clauses.push(`(l.changed_at, l.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
   if (range.through) {
     params.push(range.through.ts, range.through.id);
-    clauses.push(`(l.updated_at, l.id) <= ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    clauses.push(`(l.changed_at, l.id) <= ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
   if (filter.profileIds !== null) {
     params.push(filter.profileIds);
@@ -140,7 +143,7 @@ function pageSource(
   const n = params.length;
   return `unnest($${n - 2}::uuid[]) AS d(id) CROSS JOIN unnest($${n - 1}::text[]) AS s(status)
     CROSS JOIN LATERAL (
-      SELECT l.id, l.updated_at FROM listings l
+      SELECT l.id, l.changed_at, l.updated_at FROM listings l
       ${rest ? `${rest} AND` : 'WHERE'} l.dealer_profile_id = d.id AND l.status = s.status
       ORDER BY ${SORT_SQL[sort]} LIMIT $${n}
     ) l`;
@@ -242,7 +245,7 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
     const rows = await tx.query(
       'ListListings',
       `WITH page AS (
-         SELECT l.id, l.updated_at AS pos
+         SELECT l.id, l.changed_at AS pos
          FROM ${source}
          ORDER BY ${SORT_SQL[sort]} LIMIT $${n - 2} OFFSET $${n - 1}
        )
