@@ -20,6 +20,7 @@ const endpoint = {
   url: 'https://example.com/acme-dms/hooks/forecourt',
   description: 'Stock mirror',
   filter: { status: ['active', 'sold'], dealerProfileIds: null },
+  events: ['listings.changed', 'listing.readiness_changed'],
   enabled: true,
   disabledReason: null,
   disabledAt: null,
@@ -51,9 +52,17 @@ export const WEBHOOK_BODY_EXAMPLES: Record<string, Record<string, Example>> = {
       summary: 'Only active and sold listings, with a description',
       value: { url: endpoint.url, description: 'Stock mirror', filter: { status: ['active', 'sold'] } },
     },
+    events: {
+      summary: 'Listing changes, and when a listing becomes live or stops being live',
+      value: { url: endpoint.url, events: ['listings.changed', 'listing.readiness_changed'] },
+    },
   },
   updateWebhookEndpoint: {
     pause: { summary: 'Pause deliveries', value: { enabled: false } },
+    events: {
+      summary: 'Subscribe to image checks too',
+      value: { events: ['listings.changed', 'listing.images_checked', 'listing.readiness_changed'] },
+    },
     move: { summary: 'A new address', value: { url: 'https://example.net/acme-dms/hooks/forecourt' } },
   },
   resumeWebhookEndpoint: {
