@@ -3,10 +3,11 @@ import { after, before, test } from 'node:test';
 import pino from 'pino';
 import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
-import { bootApp, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
+import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { getListing, putListing } from './helpers/listings-api.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
 import { ref, writer } from './helpers/write-fixtures.js';
 
 /**
@@ -19,6 +20,7 @@ import { ref, writer } from './helpers/write-fixtures.js';
 let app: TestApp;
 let images: ImageServer;
 let secret: string;
+let hooks: string;
 let checker: Loop;
 
 before(async () => {
@@ -27,9 +29,16 @@ before(async () => {
     IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
     IMAGE_CHECK_TIMEOUT_MS: '4000',
     IMAGE_CHECK_CONCURRENCY: '0',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   });
   const tree = await createTree(app);
   secret = (await writer(app, [tree.ids.A!])).secret;
+  hooks = (
+    await createPartner(app, {
+      roots: [tree.ids.A!],
+      scopes: ['read:listings', 'write:listings', 'manage:webhooks'],
+    })
+  ).secret;
   checker = configuredImageChecks(
     { ...app.config, IMAGE_CHECK_CONCURRENCY: 8 },
     app.running.db,
@@ -120,4 +129,32 @@ test('a check result after a sync reaches the next cursor page once, in order, u
   assert.ok(ids.indexOf(plain) < ids.indexOf(checked));
   const positions = whole.items.map((l) => l.changedAt);
   assert.deepEqual(positions, [...positions].sort());
+});
+
+test('a check result reaches a webhook copy (listings.changed), updatedAt unchanged', async () => {
+  await checker.start();
+  const receiver = await startReceiver();
+  try {
+    const reply = await app.call('POST', `${EXT}/webhooks`, { secret: hooks, body: { url: receiver.url } });
+    assert.equal(reply.status, 201, reply.text);
+    receiver.secrets.push(reply.body.data.secret);
+    // A slow image: the first delivery holds it pending.
+    const url = images.url('/slow?ms=1500&hook');
+    const id = await putListing(app, hooks, ref('hook'), listingBody({ images: [url] }));
+    const written = await getListing(app, hooks, id);
+    await eventually(
+      () => receiver.listings.get(id)?.images[0].check.state === 'ok',
+      () => JSON.stringify(receiver.listings.get(id)?.images ?? 'not delivered'),
+    );
+    const copy = receiver.listings.get(id)!;
+    assert.equal(copy.updatedAt, written.updatedAt);
+    assert.ok(copy.changedAt > written.changedAt);
+    assert.ok(
+      receiver.requests.filter((r) => r.type === 'listings.changed').length >= 2,
+      'delivered pending, then ok',
+    );
+    assert.deepEqual(receiver.problems, []);
+  } finally {
+    await receiver.close();
+  }
 });

@@ -45,6 +45,8 @@ export async function startServe(
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      // As in bootApp: no image checks unless a test asks (a result moves listings' sync position).
+      IMAGE_CHECK_CONCURRENCY: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
