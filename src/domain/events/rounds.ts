@@ -11,9 +11,9 @@ import type { EventStreamRecord, WebhookEventStreamStore } from '../../store/web
 import type { AttemptOutcome, EndpointRecord, WebhookStore } from '../../store/webhooks/index.js';
 import { keptAnswer } from '../webhooks/answer.js';
 import { afterFailure } from '../webhooks/retry.js';
+import { endpointScope } from '../webhooks/scope.js';
 import { signingSecrets, webhookHeaders } from '../webhooks/signing.js';
 import { OUTBOX_EVENT_TYPES } from './registry.js';
-import { endpointScope } from './scope.js';
 
 /** At most this many events per delivery, all of one type. */
 export const EVENT_BATCH_SIZE = 100;

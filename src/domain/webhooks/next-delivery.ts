@@ -6,6 +6,7 @@ import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../s
 import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type EndpointRecord, NIL_UUID } from '../../store/webhooks/index.js';
+import { endpointScope } from './scope.js';
 
 /** At most this many listings per delivery (the contract's limit). */
 export const BATCH_SIZE = 100;
@@ -38,19 +39,11 @@ export function deliveryWalk(deps: {
    * Null while the partner is disabled or lacks a scope.
    */
   async function filterOf(endpoint: EndpointRecord): Promise<ListingFilter | null> {
-    const partner = await deps.partners.get(endpoint.partnerId);
-    if (!partner || partner.disabled) return null;
-    if (!partner.scopes.includes('read:listings') || !partner.scopes.includes('manage:webhooks')) return null;
-    let profileIds: string[] | null =
-      partner.accessScope === 'global' ? null : await deps.dealers.subtree(partner.rootProfileIds);
-    if (endpoint.filterProfileIds) {
-      const wanted = await deps.dealers.subtree(endpoint.filterProfileIds);
-      const allowed = profileIds === null ? null : new Set(profileIds);
-      profileIds = wanted.filter((id) => allowed === null || allowed.has(id));
-    }
+    const scope = await endpointScope(deps, endpoint);
+    if (!scope) return null;
     return {
-      profileIds,
-      status: endpoint.filterStatuses,
+      profileIds: scope.profileIds,
+      status: scope.statuses,
       updatedSince: null,
       partnerId: null,
       reference: null,

@@ -3,10 +3,10 @@ import type { PartnerStore } from '../../store/partners.js';
 import type { EndpointRecord } from '../../store/webhooks/index.js';
 
 /**
- * The events an endpoint may carry now: the partner's scope as it is, narrowed by the endpoint's
+ * What an endpoint may carry now: the partner's scope as it is, narrowed by the endpoint's
  * filter (dealer profiles with their sub-locations; statuses, as the listing's was when the event
- * happened). Null while the partner is disabled or lacks a scope. The same rule as the walk of
- * listings (domain/webhooks/next-delivery.ts).
+ * happened). Null while the partner is disabled or lacks a scope. The one rule of both walks: of
+ * listings (next-delivery.ts) and of events (domain/events/rounds.ts).
  */
 export async function endpointScope(
   deps: { partners: Pick<PartnerStore, 'get'>; dealers: Pick<DealerStore, 'subtree'> },
