@@ -166,4 +166,33 @@ describe('image checks in the read shape', () => {
     const bad = await app.call('GET', `${EXT}/listings?readiness=yes`, { secret });
     assert.equal(bad.status, 400, bad.text);
   });
+
+  test('a listing written while a result commits, rendered from the older result, is set right', async () => {
+    await checker.stop();
+    const quick = configuredImageChecks(
+      { ...app.config, IMAGE_CHECK_CONCURRENCY: 8, WRITE_TX_TIMEOUT_MS: 1000 },
+      app.running.db,
+      { logger: pino({ level: 'silent' }) },
+      { everyMs: 50, random: () => 0 },
+    );
+    try {
+      const url = images.url('/photo.gif?race');
+      const id = await putListing(app, secret, ref('race'), listingBody({ images: [url] }));
+      await quick.start();
+      await checked(id);
+      // What a write whose snapshot predates the result stores: the image as pending.
+      await app.running.db.query(
+        'TestStaleText',
+        `UPDATE listings SET read_json = regexp_replace(read_json, '"check":\\{"state":"ok"[^}]*\\}', '"check":{"state":"pending","checkedAt":null,"format":null,"width":null,"height":null,"bytes":null,"contentType":null,"problem":null}')
+         WHERE id = $1`,
+        [id],
+      );
+      assert.equal((await getListing(app, secret, id)).images[0].check.state, 'pending');
+      // The checker looks again once every write that could have raced the result is over.
+      const listing = await checked(id);
+      assert.equal(listing.images[0].check.state, 'ok');
+    } finally {
+      await quick.stop();
+    }
+  });
 });

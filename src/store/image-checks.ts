@@ -116,6 +116,25 @@ export async function rewriteListingsOfImage(tx: Queryable, url: string): Promis
   return locked.map((l) => ({ id: l.id, before: l.before, after: after.get(l.id) ?? null }));
 }
 
+/**
+ * Rewrites, in `tx`, the stored text of the listings using `url` whose text differs from a fresh
+ * build: a write that rendered the image's previous result while the result committed (its
+ * statement's snapshot was older) is set right. Returns how many it rewrote.
+ */
+export async function rerenderListingsOfImage(tx: Queryable, url: string): Promise<number> {
+  const locked = await tx.query<{ id: string }>('LockListingsOfImage', LOCK_SQL, [url]);
+  if (locked.length === 0) return 0;
+  const body = listingBodySql();
+  const rows = await tx.query<{ id: string }>(
+    'RerenderListingsOfImage',
+    `UPDATE listings l SET read_json = ${body}
+     WHERE l.id = ANY($1::uuid[]) AND l.read_json IS DISTINCT FROM ${body}
+     RETURNING l.id`,
+    [locked.map((l) => l.id)],
+  );
+  return rows.length;
+}
+
 export function imageCheckStore(db: Db) {
   return {
     /**

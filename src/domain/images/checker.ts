@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type ImageFetcher, imageFetcher } from '../../outbound/image-fetch.js';
 import type { ImageFetchResult } from '../../outbound/image-fetch-result.js';
 import type { Db, Queryable } from '../../store/db.js';
-import type { ClaimedCheck, ImageCheckStore, Recorded } from '../../store/image-checks.js';
+import {
+  type ClaimedCheck,
+  type ImageCheckStore,
+  type Recorded,
+  rerenderListingsOfImage,
+} from '../../store/image-checks.js';
 import { classifyFetch, IMAGE_LIMITS, type ImageCheck, type ImageState } from './classify.js';
 import { type HostLimits, retryAfterMs } from './host-limits.js';
 import { failuresAfter, nextCheckAt } from './schedule.js';
@@ -80,6 +85,24 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
   const now = deps.now ?? (() => new Date());
   const active = new Set<Promise<void>>();
   const abort = new AbortController();
+  /**
+   * URLs whose result changed, with when to look at their listings again. A partner's write that
+   * adds a listing using the URL (or rewrites one) while the result commits renders the image
+   * from its statement's snapshot, which may predate the result, and the result's rewrite does
+   * not see that write's rows yet. Every write commits within WRITE_TX_TIMEOUT_MS, so a second
+   * look after twice that finds every such listing committed, and sets its text right. Kept in
+   * memory: an instance that stops first leaves them to the next result.
+   */
+  const settle = new Map<string, number>();
+  const settleAfterMs = 2 * deps.writeTxMs + 500;
+
+  async function settleDue(at: number): Promise<void> {
+    for (const [url, due] of settle) {
+      if (due > at) continue;
+      settle.delete(url);
+      await deps.db.transaction((tx) => rerenderListingsOfImage(tx, url), { maxMs: deps.writeTxMs });
+    }
+  }
 
   async function check(owner: string, claimed: ClaimedCheck): Promise<void> {
     const started = performance.now();
@@ -117,6 +140,7 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
           failures,
           nextCheckAt: next,
         });
+        if (recorded.changed) settle.set(claimed.url, Date.now() + settleAfterMs);
         if (recorded.changed && deps.changed)
           await deps.changed(tx, {
             url: claimed.url,
@@ -130,6 +154,7 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
 
   return {
     async startDue(free, done) {
+      await settleDue(Date.now());
       if (free <= 0) return 0;
       const owner = `${deps.instance}:${randomUUID()}`;
       const claimed = await deps.store.claim(owner, IMAGE_CHECK_LEASE_MS, free);
