@@ -127,6 +127,12 @@ export async function start(
       requestRecorder: useCases.requestRecorder,
       syncHorizon: useCases.syncHorizon,
       webhooks: { rounds, events: eventRounds, saturated: app.pressure.saturated },
+      imageChecks: {
+        observe(state, durationMs) {
+          app.metrics.imageChecks.inc({ state });
+          app.metrics.imageCheckDuration.observe({ state }, durationMs / 1000);
+        },
+      },
       logger,
     });
     background = loops;

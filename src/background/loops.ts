@@ -28,6 +28,8 @@ export interface InstanceWork {
   syncHorizon: Pick<SyncHorizonStore, 'publish'>;
   /** The delivery rounds (compose.ts), and whether partners' requests saturate the instance. */
   webhooks: { rounds: WebhookRounds; events?: EventRounds | undefined; saturated: () => boolean };
+  /** Each image check that ended, for the metrics. */
+  imageChecks?: { observe: (state: string, durationMs: number) => void } | undefined;
   logger: Logger;
 }
 
@@ -71,6 +73,7 @@ export function instanceLoops(work: InstanceWork) {
           configuredImageChecks(config as ImageCheckConfig, db, {
             saturated: work.webhooks.saturated,
             logger: logger.child({ component: 'images' }),
+            observe: (_url, check, ms) => work.imageChecks?.observe(check.state, ms),
           }),
         ]
       : []),

@@ -140,6 +140,19 @@ export function createMetrics(
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
+    imageChecks: new Counter({
+      name: 'forecourt_image_checks_total',
+      help: 'Image checks this instance ran to the end, by the state found (docs/images.md); a rate of it is checks a second',
+      labelNames: ['state'] as const,
+      registers: [registry],
+    }),
+    imageCheckDuration: new Histogram({
+      name: 'forecourt_image_check_duration_seconds',
+      help: 'Time an image check took, from the fetch to its classification, by the state found',
+      labelNames: ['state'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+      registers: [registry],
+    }),
     bulkItems: new Counter({
       name: 'forecourt_bulk_items_total',
       help: 'Bulk-upsert items by outcome (created, updated, unchanged, failed); dry runs excluded',
