@@ -25,6 +25,11 @@ export interface ListingRow {
   statusGiven: boolean;
   dealerGiven: boolean;
   values: Record<ListingFieldName, unknown>;
+  /**
+   * An existing listing's status and dealer as the writer locked them: its update is recorded in
+   * the status history when either changes. A row without one counts as moved (a new listing).
+   */
+  previous?: { status: string; dealerProfileId: string } | undefined;
 }
 
 export interface ExistingListing {
@@ -41,12 +46,18 @@ export interface WrittenListing {
   dealerProfileId: string;
 }
 
+/** What a write returns of each listing with `version`: the listing as that projection reads it. */
+export interface Versioned<T> {
+  version?: Projection<T> | undefined;
+}
+
 const COLUMNS = LISTING_FIELDS.map(([, column]) => column);
 
 // The batch travels as one jsonb parameter and is unpacked by jsonb_to_recordset: one statement
 // for any number of rows, the same on PostgreSQL and PGlite.
 const RECORDSET = `jsonb_to_recordset($2::jsonb) AS x(
   id uuid, reference text, slug text, dealer_profile_id uuid, status text, status_given boolean, dealer_given boolean,
+  prev_status text, prev_dealer_profile_id uuid,
   ${LISTING_FIELDS.map(([, column, kind]) => `${column} ${SQL_TYPE[kind]}`).join(', ')})`;
 
 // Each field's `,"column":` written once. A null or absent value is left out of the row: the
@@ -60,6 +71,9 @@ function toJson(rows: readonly ListingRow[]): string {
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     json += `${i ? ',' : ''}{"id":${JSON.stringify(row.id)},"reference":${JSON.stringify(row.reference)},"slug":${JSON.stringify(row.slug)},"dealer_profile_id":${JSON.stringify(row.dealerProfileId)},"status":${JSON.stringify(row.status)},"status_given":${row.statusGiven},"dealer_given":${row.dealerGiven}`;
+    if (row.previous) {
+      json += `,"prev_status":${JSON.stringify(row.previous.status)},"prev_dealer_profile_id":${JSON.stringify(row.previous.dealerProfileId)}`;
+    }
     for (const [field, key] of FIELD_KEYS) {
       const value = row.values[field];
       if (value !== null && value !== undefined) json += key + JSON.stringify(value);
@@ -115,6 +129,36 @@ async function existing(
   );
 }
 
+/** Who each written listing is, as every write answers; `l` is the written row. */
+const WRITTEN = `l.id, l.external_reference AS reference, l.status, l.dealer_profile_id AS "dealerProfileId"`;
+
+/**
+ * The status history's row of each listing in `from` (a write's rows) that entered a status or
+ * moved dealer: a data-modifying CTE of the write's own statement, not a statement of its own.
+ */
+const history = (from: string, where = '') =>
+  `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
+     SELECT id, dealer_profile_id, status, write_stamp() FROM ${from}${where}`;
+
+/** The answer's columns for rows `l`: who they are and, with a projection, the listing as it reads them. */
+const answer = (version: Projection<unknown> | undefined) =>
+  version ? `${WRITTEN}, ${version.columns}` : WRITTEN;
+/** What the answer joins to `l` for the projection's columns. */
+const joins = (version: Projection<unknown> | undefined) =>
+  version ? ` ${version.joins ?? LISTING_JOINS}` : '';
+
+/** A written row as the store returns it, with its version read by the projection when asked. */
+function written<T>(row: Record<string, unknown>, version: Projection<T> | undefined) {
+  const listing: WrittenListing & { version?: T } = {
+    id: row.id as string,
+    reference: row.reference as string,
+    status: row.status as string,
+    dealerProfileId: row.dealerProfileId as string,
+  };
+  if (version) listing.version = version.read(row);
+  return listing;
+}
+
 /** Writes listings with their read model's text, in the read shape's order (json.ts). */
 export function listingWriteStore(db: Queryable) {
   // Built once: each is a few kilobytes of SQL.
@@ -123,6 +167,10 @@ export function listingWriteStore(db: Queryable) {
     `read_json = ${listingBodySql(src)}, read_json_tail = ${listingTailSql(src)}`;
   const updateText = setText(updateSource);
   const statusText = setText(statusSource);
+  // A write that answers with versions returns every column (the projection reads what it needs);
+  // otherwise only what WRITTEN names.
+  const returning = (version: Projection<unknown> | undefined) =>
+    version ? 'l.*' : 'l.id, l.external_reference, l.status, l.dealer_profile_id';
   return {
     /**
      * Locks this partner's listings with these references for the rest of the transaction, in a
@@ -168,92 +216,116 @@ export function listingWriteStore(db: Queryable) {
     },
 
     /**
-     * Inserts the rows whose reference is new; a reference another transaction just created is
-     * skipped. createdAt and updatedAt come from the column defaults: write_stamp() (migration 005).
+     * Inserts the rows whose reference is new, each with its first status in the status history,
+     * in one statement; a reference another transaction just created is skipped. createdAt and
+     * updatedAt are write_stamp() (migration 005). With `version`, each inserted listing comes
+     * back as that projection reads it.
      */
-    async insertNew(
+    async insertNew<T = never>(
       partnerId: string,
       rows: readonly ListingRow[],
       tx: Queryable = db,
-    ): Promise<WrittenListing[]> {
+      { version }: Versioned<T> = {},
+    ): Promise<(WrittenListing & { version?: T })[]> {
       if (rows.length === 0) return [];
-      return tx.query<WrittenListing>(
+      const found = await tx.query(
         'InsertListings',
-        `INSERT INTO listings (id, partner_id, external_reference, slug, dealer_profile_id, status, sold_at,
-           created_at, updated_at, read_json, read_json_tail, ${COLUMNS.join(', ')})
-         SELECT x.id, $1, x.reference, x.slug, x.dealer_profile_id, x.status, ${insertSource('sold_at')},
-                write_stamp(), write_stamp(), ${insertText}, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
-         FROM ${RECORDSET}
-         ORDER BY x.reference
-         ON CONFLICT (partner_id, external_reference) DO NOTHING
-         RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
+        `WITH w AS (
+           INSERT INTO listings AS l (id, partner_id, external_reference, slug, dealer_profile_id, status, sold_at,
+             created_at, updated_at, read_json, read_json_tail, ${COLUMNS.join(', ')})
+           SELECT x.id, $1, x.reference, x.slug, x.dealer_profile_id, x.status, ${insertSource('sold_at')},
+                  write_stamp(), write_stamp(), ${insertText}, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
+           FROM ${RECORDSET}
+           ORDER BY x.reference
+           ON CONFLICT (partner_id, external_reference) DO NOTHING
+           RETURNING ${returning(version)}
+         ), h AS (${history('w')})
+         SELECT ${answer(version)} FROM w l${joins(version)}`,
         [partnerId, toJson(rows)],
       );
+      return found.map((row) => written(row, version));
     },
 
     /**
      * Replaces the content of existing listings, but only where it differs: the comparison runs
-     * in the database, so a resent feed changes no row and no updatedAt. Returns the changed rows.
+     * in the database, so a resent feed changes no row and no updatedAt. A row whose status or
+     * dealer differs from its `previous` gets its status history row in the same statement.
+     * Returns the changed rows (`changed`); with `version`, every row of `rows` that exists, the
+     * unchanged ones too, each as that projection reads it.
      */
-    async updateChanged(
+    async updateChanged<T = never>(
       partnerId: string,
       rows: readonly ListingRow[],
       tx: Queryable = db,
-    ): Promise<WrittenListing[]> {
+      { version }: Versioned<T> = {},
+    ): Promise<(WrittenListing & { changed: boolean; version?: T })[]> {
       if (rows.length === 0) return [];
-      return tx.query<WrittenListing>(
+      // The unchanged rows, by id (a row's id is its listing's), as the statement's snapshot has
+      // them: the writer holds their locks. Skipped at once when every row changed.
+      const unchanged = version
+        ? `UNION ALL
+           SELECT ${answer(version)}, false AS changed FROM listings l${joins(version)}
+           WHERE l.id = ANY($3::uuid[]) AND l.id NOT IN (SELECT id FROM w)
+             AND (SELECT count(*) FROM w) < cardinality($3::uuid[])`
+        : '';
+      const found = await tx.query(
         'UpdateListings',
-        `UPDATE listings l SET
-           status = ${NEW_STATUS},
-           dealer_profile_id = ${NEW_DEALER},
-           sold_at = ${NEW_SOLD_AT},
-           ${COLUMNS.map((c) => `${c} = x.${c}`).join(',\n           ')},
-           updated_at = ${NEXT_UPDATED_AT},
-           ${updateText}
-         FROM ${RECORDSET}
-         WHERE l.partner_id = $1 AND l.external_reference = x.reference
-           AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
-               IS DISTINCT FROM (${NEW_STATUS}, ${NEW_DEALER}, ${COLUMNS.map((c) => `x.${c}`).join(', ')})
-         RETURNING l.id, l.external_reference AS reference, l.status, l.dealer_profile_id AS "dealerProfileId"`,
-        [partnerId, toJson(rows)],
+        `WITH w AS (
+           UPDATE listings l SET
+             status = ${NEW_STATUS},
+             dealer_profile_id = ${NEW_DEALER},
+             sold_at = ${NEW_SOLD_AT},
+             ${COLUMNS.map((c) => `${c} = x.${c}`).join(',\n             ')},
+             updated_at = ${NEXT_UPDATED_AT},
+             ${updateText}
+           FROM ${RECORDSET}
+           WHERE l.partner_id = $1 AND l.external_reference = x.reference
+             AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
+                 IS DISTINCT FROM (${NEW_STATUS}, ${NEW_DEALER}, ${COLUMNS.map((c) => `x.${c}`).join(', ')})
+           RETURNING ${returning(version)},
+             (x.prev_status, x.prev_dealer_profile_id) IS DISTINCT FROM (l.status, l.dealer_profile_id) AS moved
+         ), h AS (${history('w', ' WHERE moved')})
+         SELECT ${answer(version)}, true AS changed FROM w l${joins(version)}
+         ${unchanged}`,
+        version ? [partnerId, toJson(rows), rows.map((r) => r.id)] : [partnerId, toJson(rows)],
       );
+      return found.map((row) => ({ ...written(row, version), changed: row.changed as boolean }));
     },
 
-    /** Moves one listing to a status; returns nothing when it already had that status. */
-    async setStatus(
+    /**
+     * Moves one listing to a status, with its status history row, in one statement. `written`:
+     * the listing changed, undefined when it already had that status. With `version`, the listing
+     * as that projection reads it (changed or not); undefined when there is no such listing.
+     */
+    async setStatus<T = never>(
       partnerId: string,
       reference: string,
       status: string,
       tx: Queryable = db,
-    ): Promise<WrittenListing | undefined> {
-      const rows = await tx.query<WrittenListing>(
+      { version }: Versioned<T> = {},
+    ): Promise<{ written: WrittenListing | undefined; version: T | undefined }> {
+      const unchanged = version
+        ? `UNION ALL
+           SELECT ${answer(version)}, false AS changed FROM listings l${joins(version)}
+           WHERE l.partner_id = $1 AND l.external_reference = $2 AND NOT EXISTS (SELECT 1 FROM w)`
+        : '';
+      const rows = await tx.query(
         'SetListingStatus',
-        `UPDATE listings l SET status = $3, sold_at = ${STATUS_SOLD_AT}, updated_at = ${NEXT_UPDATED_AT},
-           ${statusText}
-         WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
-         RETURNING id, external_reference AS reference, status, dealer_profile_id AS "dealerProfileId"`,
+        `WITH w AS (
+           UPDATE listings l SET status = $3, sold_at = ${STATUS_SOLD_AT}, updated_at = ${NEXT_UPDATED_AT},
+             ${statusText}
+           WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
+           RETURNING ${returning(version)}
+         ), h AS (${history('w')})
+         SELECT ${answer(version)}, true AS changed FROM w l${joins(version)}
+         ${unchanged}`,
         [partnerId, reference, status],
       );
-      return rows[0];
-    },
-
-    /** One history row per listing that entered a status or moved dealer, in the same transaction. */
-    async recordHistory(
-      rows: readonly { id: string; dealerProfileId: string; status: string }[],
-      tx: Queryable = db,
-    ) {
-      if (rows.length === 0) return;
-      await tx.query(
-        'RecordStatusHistory',
-        `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
-         SELECT id, dealer_profile_id, status, write_stamp()
-         FROM jsonb_to_recordset($1::jsonb) AS h(id uuid, dealer_profile_id uuid, status text)`,
-        [
-          JSON.stringify(
-            rows.map((r) => ({ id: r.id, dealer_profile_id: r.dealerProfileId, status: r.status })),
-          ),
-        ],
-      );
+      const row = rows[0];
+      if (!row) return { written: undefined, version: undefined };
+      const listing = written(row, version);
+      const { version: read, ...who } = listing;
+      return { written: row.changed ? who : undefined, version: read };
     },
   };
 }

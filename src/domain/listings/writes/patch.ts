@@ -147,15 +147,18 @@ async function patchOnce(
     const outcome = await withWriteRetry(() =>
       deps.db.transaction(
         async (tx) => {
-          await deps.store.lockExisting(partner.id, [reference], tx);
+          const locked = await deps.store.lockExisting(partner.id, [reference], tx);
           const now = await readVersion(deps, partner.id, reference, tx);
           // The comparison under the lock: the write applies only to the version patched above.
           if (now?.etag !== base.etag) throw new Moved();
           const local: typeof errors = [];
-          const written = await writeBatch(deps, partner, [prepared], dealerOf, local, tx);
+          const { results, versions } = await writeBatch(deps, partner, [prepared], dealerOf, local, tx, {
+            locked,
+            versions: !options.dryRun,
+          });
           const failed = local[0];
           if (failed) throw problem(failed.code, failed.message, failed.issues);
-          const result = written.get(reference)!;
+          const result = results.get(reference)!;
           // A dry run rolls back, and answers with the version that stays.
           if (options.dryRun) {
             throw new DryRun({
@@ -163,8 +166,8 @@ async function patchOnce(
               etag: base.etag,
             });
           }
-          const after = await readVersion(deps, partner.id, reference, tx);
-          return { result, etag: after!.etag };
+          // The version the write left, returned by its own statement.
+          return { result, etag: versions.get(reference)!.etag };
         },
         { maxMs: deps.writeTimeoutMs },
       ),

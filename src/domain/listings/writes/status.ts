@@ -2,13 +2,14 @@ import { DbError } from '../../../store/errors.js';
 import type { Partner } from '../../access.js';
 import { inScope } from '../../access.js';
 import { problem } from '../../errors.js';
+import { ifMatchHolds, preconditionFailed } from '../../etag.js';
 import { messages } from '../../messages.js';
 import { priceIssue } from '../checks.js';
 import type { Status } from '../input.js';
 import { type StatusResult, validationFailed } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
 import { withWriteRetry } from './retry.js';
-import { assertIfMatch, readVersion } from './version.js';
+import { readVersion, versionOf } from './version.js';
 
 /** A dry run's answer, carried out of the transaction it rolls back. */
 class DryRun extends Error {
@@ -40,12 +41,17 @@ export async function changeStatus(
               messages.listingDealerNotInScope(reference, current.dealerProfileId),
             );
           }
-          // Under the row lock taken above: the version compared is the version changed.
-          await assertIfMatch(deps, partner.id, reference, options.ifMatch, tx);
-          // A dry run answers with the version that stays: read before the change it rolls back.
-          const before = options.dryRun ? await readVersion(deps, partner.id, reference, tx) : undefined;
-          const changed = await deps.store
-            .setStatus(partner.id, reference, status, tx)
+          // Under the row lock taken above: the version compared is the version changed. A dry run
+          // answers with the version that stays: read before the change it rolls back.
+          const before =
+            options.dryRun || (options.ifMatch !== undefined && options.ifMatch.trim() !== '')
+              ? await readVersion(deps, partner.id, reference, tx)
+              : undefined;
+          if (!ifMatchHolds(options.ifMatch, before?.etag)) throw preconditionFailed(reference, before?.etag);
+          // The change and its status history in one statement, which also returns the listing's
+          // new version (or, unchanged, its current one) for the answer's ETag.
+          const { written: changed, version } = await deps.store
+            .setStatus(partner.id, reference, status, tx, { version: options.dryRun ? undefined : deps.view })
             .catch((error: unknown) => {
               // Fix (model tests): a listing without a price moved to active or pending broke the
               // table's check and answered 500; the rule is a validation failure like on PUT.
@@ -53,7 +59,6 @@ export async function changeStatus(
                 throw priceRequired(status);
               throw error;
             });
-          if (changed) await deps.store.recordHistory([changed], tx);
           const answer = { listingId: current.id, externalReference: reference, status };
           if (options.dryRun) {
             // Done, then rolled back: the answer says what would change, with the version that stays.
@@ -64,8 +69,11 @@ export async function changeStatus(
               etag: before!.etag,
             });
           }
-          const after = await readVersion(deps, partner.id, reference, tx);
-          return { ...answer, outcome: changed ? 'updated' : 'unchanged', etag: after!.etag } as const;
+          return {
+            ...answer,
+            outcome: changed ? 'updated' : 'unchanged',
+            etag: versionOf(version!).etag,
+          } as const;
         },
         { maxMs: deps.writeTimeoutMs },
       ),

@@ -1,3 +1,4 @@
+import type { ExistingListing } from '../../../store/listings/writes.js';
 import type { Partner } from '../../access.js';
 import { ProblemError } from '../../errors.js';
 import { ifMatchHolds, preconditionFailed } from '../../etag.js';
@@ -23,7 +24,7 @@ export interface UpsertOptions {
   dryRun: boolean;
   /**
    * One item only (PUT): the If-Match header, checked against the stored listing inside the write's
-   * transaction, under its lock; and the listing's new ETag is read there for the answer.
+   * transaction, under its lock; and the listing's new ETag, returned by the write's statement.
    */
   single?: { ifMatch?: string | undefined };
 }
@@ -67,13 +68,24 @@ export async function upsertListings(
           const single = options.single && candidates.length === 1 ? candidates[0]!.reference : undefined;
           const ifMatch = options.single?.ifMatch;
           let before: Version | undefined;
+          let locked: ExistingListing[] | undefined;
           if (single !== undefined && (ifMatch !== undefined || options.dryRun)) {
             // Locked first, so the version compared is the version replaced.
-            await deps.store.lockExisting(partner.id, [single], tx);
+            locked = await deps.store.lockExisting(partner.id, [single], tx);
             before = await readVersion(deps, partner.id, single, tx);
             if (!ifMatchHolds(ifMatch, before?.etag)) throw preconditionFailed(single, before?.etag);
           }
-          const written = await writeBatch(deps, partner, candidates, dealerOf, local, tx);
+          // A single write's new ETag comes with it: the statement that writes the listing (or
+          // finds it unchanged) returns its JSON as GET shows it, under the same lock.
+          const { results: written, versions } = await writeBatch(
+            deps,
+            partner,
+            candidates,
+            dealerOf,
+            local,
+            tx,
+            { locked, versions: single !== undefined && !options.dryRun },
+          );
           // A dry run writes nothing: its answer carries the version that stays (none for a new
           // reference), never one that was rolled back and cannot be matched.
           const etag =
@@ -81,7 +93,7 @@ export async function upsertListings(
               ? undefined
               : options.dryRun
                 ? before?.etag
-                : (await readVersion(deps, partner.id, single, tx))?.etag;
+                : versions.get(single)?.etag;
           // A dry run does all the work, then rolls it back; its answer travels out inside the error.
           if (options.dryRun) throw new DryRun({ written, local, etag });
           return { written, local, etag };

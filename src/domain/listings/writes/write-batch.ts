@@ -18,29 +18,42 @@ import {
 } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
 import { Raced } from './retry.js';
+import { type Version, versionOf } from './version.js';
 
 type Checked = { dealerProfileId: string; status: Status };
 type Winner = { p: Prepared; checked: Checked };
 
+/** What writeBatch may be told beyond its batch. */
+export interface BatchOptions {
+  /** The batch's listings as the caller locked them in this transaction (lockExisting): not locked again. */
+  locked?: ExistingListing[] | undefined;
+  /** Answer each written or unchanged listing's version (its JSON as GET shows it, its ETag) too. */
+  versions?: boolean;
+}
+
 /**
  * Writes one batch inside the caller's transaction, in a handful of set-based statements: lock
- * the stored listings, check each item against them, insert the new ones, update the changed
- * ones, record the status history. Items that fail a check land in `errors`; the answer is the
- * result for each reference that was written (or found unchanged).
+ * the stored listings, check each item against them, insert the new ones and update the changed
+ * ones, each statement recording the status history of its rows. Items that fail a check land in
+ * `errors`; the answer is the result for each reference that was written (or found unchanged),
+ * and with `versions` each one's version, read by the statement that wrote it.
  */
 export async function writeBatch(
-  deps: Pick<ListingWriteDeps, 'store'>,
+  deps: Pick<ListingWriteDeps, 'store' | 'view'>,
   partner: Partner,
   batch: Prepared[],
   dealers: Map<number, string>,
   errors: ItemError[],
   tx: Queryable,
-): Promise<Map<string, ItemResult>> {
-  const locked = await deps.store.lockExisting(
-    partner.id,
-    batch.map((p) => p.reference),
-    tx,
-  );
+  options: BatchOptions = {},
+): Promise<{ results: Map<string, ItemResult>; versions: Map<string, Version> }> {
+  const locked =
+    options.locked ??
+    (await deps.store.lockExisting(
+      partner.id,
+      batch.map((p) => p.reference),
+      tx,
+    ));
   const existing = new Map(locked.map((e) => [e.reference, e]));
   const refusedBefore = errors.length;
   const winners = pickWinners(partner, batch, existing, dealers, errors);
@@ -59,9 +72,10 @@ export async function writeBatch(
     throw new Raced();
   }
   const rows = [...winners.values()].map(({ p, checked }) => toRow(p, checked, existing.get(p.reference)));
+  const version = options.versions ? deps.view : undefined;
 
   const fresh = rows.filter((r) => !existing.has(r.reference));
-  const inserted = await deps.store.insertNew(partner.id, fresh, tx);
+  const inserted = await deps.store.insertNew(partner.id, fresh, tx, { version });
   // A reference another transaction created after our first look was skipped by the insert.
   // Fix (model tests): every check above (dealer required, price required, which occurrence of a
   // repeated reference wins) was made against "no listing", so answering from them mixed two
@@ -69,17 +83,25 @@ export async function writeBatch(
   // the retry sees that listing, locked like any known one.
   if (inserted.length < fresh.length) throw new Raced();
   const insertedRefs = new Set(inserted.map((r) => r.reference));
-  const updated = await deps.store.updateChanged(
+  const answered = await deps.store.updateChanged(
     partner.id,
     rows.filter((r) => !insertedRefs.has(r.reference)),
     tx,
+    { version },
   );
-  const moved = updated.filter((u) => {
-    const before = existing.get(u.reference);
-    return !before || before.status !== u.status || before.dealerProfileId !== u.dealerProfileId;
-  });
-  await deps.store.recordHistory([...inserted, ...moved], tx);
-  return outcomes(rows, winners, existing, inserted, updated);
+  const versions = new Map<string, Version>();
+  for (const row of [...inserted, ...answered])
+    if (row.version) versions.set(row.reference, versionOf(row.version));
+  return {
+    results: outcomes(
+      rows,
+      winners,
+      existing,
+      inserted,
+      answered.filter((r) => r.changed),
+    ),
+    versions,
+  };
 }
 
 /** Items in request order: a later successful occurrence of a reference replaces an earlier one. */
@@ -112,6 +134,7 @@ function toRow(p: Prepared, checked: Checked, current: ExistingListing | undefin
     statusGiven: p.write.status !== undefined,
     dealerGiven: p.write.dealer !== undefined,
     values,
+    previous: current && { status: current.status, dealerProfileId: current.dealerProfileId },
   };
 }
 
