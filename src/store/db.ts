@@ -65,6 +65,14 @@ export interface PoolStats {
 
 interface TransactionOptions {
   maxMs?: number;
+  /**
+   * Its statements, and the triggers and foreign-key checks they fire, may run one plan made for
+   * any values once PostgreSQL finds it as good (plan_cache_mode auto), rather than a plan for
+   * their values every time, as the service's connections otherwise ask (store/postgres.ts): for
+   * listing writes, whose plans do not depend on their values and whose statements are large
+   * (docs/benchmarks.md, "The cost of a write"). The embedded database always may.
+   */
+  genericPlans?: boolean;
 }
 
 export interface DbOptions {

@@ -9,7 +9,7 @@ import type {
 import { Parser } from 'pg-protocol/dist/parser.js';
 import type { Queryable } from './db.js';
 import { labelDbError } from './errors.js';
-import { prepareValue } from './postgres-statements.js';
+import { PREPARED_WRITES, prepareValue } from './postgres-statements.js';
 
 /*
  * How the service's statements reach the embedded database: each one as a single batch of wire
@@ -27,10 +27,12 @@ import { prepareValue } from './postgres-statements.js';
  * of the WebAssembly memory, which the next call reuses. Notifications in an answer read here are
  * handed to `notify` (store/pglite.ts): PGlite's listeners hear only what its own parser reads.
  *
- * Nothing is prepared by name here, unlike on PostgreSQL: a prepared page saved no measurable
- * time (its text is short since the read model, and it is planned for its values on every run),
- * and planning prepared statements for their values (plan_cache_mode) also re-plans every
- * statement of the triggers' PL/pgSQL, which made a bulk write of 100 a fifth slower.
+ * Only a listing write's statements are prepared by name here (PREPARED_WRITES: parsed once, and
+ * planned generically once PostgreSQL finds that as good, plan_cache_mode being left at its
+ * default): their texts are several kilobytes. A prepared page saved no measurable time (its text
+ * is short since the read model, and it is planned for its values on every run), and planning
+ * prepared statements for their values (plan_cache_mode) also re-plans every statement of the
+ * triggers' PL/pgSQL, which made a bulk write of 100 a fifth slower.
  */
 
 type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
@@ -43,11 +45,15 @@ interface Locks {
   parsers: Parameters<typeof types.parseType>[2];
 }
 
-/** Reads one answer: its rows as objects, each value through PGlite's type parsers (as its query() does). */
+/**
+ * Reads one answer: its rows as objects, each value through PGlite's type parsers (as its query()
+ * does). `parsed` is told when a Parse succeeded (a named statement now exists).
+ */
 function readAnswer(
   chunks: readonly Buffer[],
   parsers: Locks['parsers'],
   notify: (channel: string) => void,
+  parsed: () => void = () => {},
 ): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   let names: string[] = [];
@@ -75,6 +81,9 @@ function readAnswer(
       case 'notification':
         notify((message as NotificationResponseMessage).channel);
         break;
+      case 'parseComplete':
+        parsed();
+        break;
       case 'error':
         // After an error PostgreSQL skips to the Sync; the first error is the answer.
         error ??= message as unknown as Error;
@@ -93,13 +102,23 @@ function readAnswer(
  */
 export function pgliteStatements(db: PGlite, notify: (channel: string) => void) {
   const locks = db as unknown as Locks;
+  // A listing write's statements (PREPARED_WRITES), by text: their names, and those parsed already.
+  const names = new Map<string, string>();
+  const parsed = new Set<string>();
 
-  async function run(sql: string, params: readonly unknown[], inTransaction: boolean) {
+  async function run(name: string, sql: string, params: readonly unknown[], inTransaction: boolean) {
     // A string, null, or a Buffer (bytea), which the Bind message sends in binary format.
     const values = params.map((value) => prepareValue(value) as string | Buffer | null);
+    let statement = '';
+    if (PREPARED_WRITES.has(name)) {
+      statement = names.get(sql) ?? `${name}_${names.size}`;
+      names.set(sql, statement);
+    }
     const message = Buffer.concat([
-      serialize.parse({ text: sql, types: [] }),
-      serialize.bind({ values }),
+      ...(statement && parsed.has(statement)
+        ? []
+        : [serialize.parse({ name: statement, text: sql, types: [] })]),
+      serialize.bind({ statement, values }),
       serialize.describe({ type: 'P' }),
       serialize.execute({}),
       serialize.sync(),
@@ -115,7 +134,7 @@ export function pgliteStatements(db: PGlite, notify: (channel: string) => void) 
         onRawData: (data: Uint8Array) => chunks.push(Buffer.from(data)),
       });
     });
-    return readAnswer(chunks, locks.parsers, notify);
+    return readAnswer(chunks, locks.parsers, notify, () => statement && parsed.add(statement));
   }
 
   /**
@@ -131,8 +150,8 @@ export function pgliteStatements(db: PGlite, notify: (channel: string) => void) 
         try {
           if (tx?.closed) throw new Error('Transaction is closed');
           const rows = tx
-            ? await run(sql, params, true)
-            : await locks._runExclusiveTransaction(() => run(sql, params, false));
+            ? await run(name, sql, params, true)
+            : await locks._runExclusiveTransaction(() => run(name, sql, params, false));
           return rows as T[];
         } catch (error) {
           throw labelDbError(error, name);

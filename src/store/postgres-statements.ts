@@ -13,14 +13,30 @@ export const { prepareValue } = (pg as unknown as { utils: { prepareValue(value:
  */
 
 /**
+ * The statements of a listing write (store/listings/writes.ts), kept prepared on both databases:
+ * each text is fixed, and the insert's and update's carry the read model's expressions, several
+ * kilobytes of SQL that took longer to parse than the row took to write (docs/benchmarks.md,
+ * "The cost of a write").
+ */
+export const PREPARED_WRITES: ReadonlySet<string> = new Set([
+  'LockListings',
+  'FindListings',
+  'ReadListingByReference',
+  'InsertListings',
+  'UpdateListings',
+  'SetListingStatus',
+]);
+
+/**
  * Statements kept prepared on each connection (parsed once per connection, not per request; still
- * planned for their values: sessionSettings). Only the listing page (which carries its total:
+ * planned for their values: sessionSettings). The listing page (which carries its total:
  * store/listings/reads.ts) and the count alone (asked when a page has no rows): their text is the
  * same per filter shape, and parsing and planning were a fifth of the page's database time when
- * the page built its JSON. Not the others: a generic plan chosen for the dealer-subtree queries was
- * slower for large scopes than a plan for the values at hand (docs/benchmarks.md).
+ * the page built its JSON. And a listing write's. Not the others: a generic plan chosen for the
+ * dealer-subtree queries was slower for large scopes than a plan for the values at hand
+ * (docs/benchmarks.md).
  */
-const PREPARED = new Set(['ListListings', 'CountListingsFromCounters']);
+const PREPARED = new Set(['ListListings', 'CountListingsFromCounters', ...PREPARED_WRITES]);
 /** SQL text -> its prepared statement's name; a text is a filter shape, so there are few. */
 const preparedNames = new Map<string, string>();
 /** A bound all the same: past it, new texts run unprepared rather than grow every connection. */
@@ -81,13 +97,16 @@ export function sessionSettings(statementTimeoutMs: number): string {
 /**
  * Sent with BEGIN, in the same message (no extra round trip), in both modes: SET LOCAL lasts until
  * the transaction ends, which is exactly what a transaction-mode pooler keeps together, so the
- * bound holds whatever sits between us and PostgreSQL.
+ * bound holds whatever sits between us and PostgreSQL. `genericPlans`: the transaction's prepared
+ * statements, and the statements of the triggers and foreign-key checks they fire, may run one
+ * plan made for any values once PostgreSQL finds it as good (Db.transaction's option).
  */
-export function localSettings(statementTimeoutMs: number): string {
+export function localSettings(statementTimeoutMs: number, genericPlans = false): string {
   return [
     'BEGIN',
     `SET LOCAL statement_timeout = ${Math.ceil(statementTimeoutMs)}`,
     `SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(statementTimeoutMs * 2)}`,
+    ...(genericPlans ? ['SET LOCAL plan_cache_mode = auto'] : []),
   ].join('; ');
 }
 

@@ -76,17 +76,17 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
   };
 
   /**
-   * Runs `fn` on a client in a transaction bounded by `timeoutMs`: BEGIN and the SET LOCALs in one
-   * message, `fn`, then COMMIT; ROLLBACK when anything throws.
+   * Runs `fn` on a client in a transaction: BEGIN and the SET LOCALs (`settings`: localSettings, its
+   * bound above all) in one message, `fn`, then COMMIT; ROLLBACK when anything throws.
    */
   const inTransaction = async <T>(
-    timeoutMs: number,
+    settings: string,
     fn: (client: pg.PoolClient) => Promise<T>,
   ): Promise<T> => {
     const held = await checkout();
     try {
       try {
-        await held.client.query(localSettings(timeoutMs));
+        await held.client.query(settings);
       } catch (error) {
         throw labelDbError(error, 'Begin');
       }
@@ -132,7 +132,8 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
       : {
           statement: (config) =>
             withClient((client) => boundedStatement(client, config, options.statementTimeoutMs)),
-          script: (sql) => inTransaction(options.statementTimeoutMs, (client) => client.query(sql)),
+          script: (sql) =>
+            inTransaction(localSettings(options.statementTimeoutMs), (client) => client.query(sql)),
         },
     mode === 'session',
   );
@@ -144,7 +145,8 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
     async transaction(fn, txOptions = {}) {
       const startedAt = performance.now();
       // A bounded transaction also bounds each of its statements by the same limit.
-      return inTransaction(txOptions.maxMs ?? options.statementTimeoutMs, async (client) => {
+      const settings = localSettings(txOptions.maxMs ?? options.statementTimeoutMs, txOptions.genericPlans);
+      return inTransaction(settings, async (client) => {
         // A handle used after its transaction ended is refused: its client is back in the pool,
         // where the statement would run in whatever the next holder is doing.
         let open = true;

@@ -169,7 +169,8 @@ async function patchOnce(
           // The version the write left, returned by its own statement.
           return { result, etag: versions.get(reference)!.etag };
         },
-        { maxMs: deps.writeTimeoutMs },
+        // Plans made once: a write's statements are large, and their plans do not depend on the values.
+        { maxMs: deps.writeTimeoutMs, genericPlans: true },
       ),
     );
     deps.syncHorizon.forget();

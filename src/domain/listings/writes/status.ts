@@ -75,7 +75,8 @@ export async function changeStatus(
             etag: versionOf(version!).etag,
           } as const;
         },
-        { maxMs: deps.writeTimeoutMs },
+        // Plans made once: a write's statements are large, and their plans do not depend on the values.
+        { maxMs: deps.writeTimeoutMs, genericPlans: true },
       ),
     );
   try {

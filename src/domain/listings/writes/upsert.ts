@@ -98,7 +98,8 @@ export async function upsertListings(
           if (options.dryRun) throw new DryRun({ written, local, etag });
           return { written, local, etag };
         },
-        { maxMs: deps.writeTimeoutMs },
+        // Plans made once: a write's statements are large, and their plans do not depend on the values.
+        { maxMs: deps.writeTimeoutMs, genericPlans: true },
       ),
     );
     // A walk that starts after this answer must not be judged by a horizon read before it.
