@@ -150,4 +150,43 @@ export const WEBHOOK_RESPONSE_EXAMPLES: Record<string, Record<number, Record<str
       },
     },
   },
+  listEvents: {
+    200: {
+      page: {
+        summary: 'An image check and the readiness it changed; nothing after them yet',
+        value: {
+          data: [
+            {
+              id: 'evt_5b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
+              type: 'listing.images_checked',
+              occurredAt: '2026-11-28T13:02:11.481Z',
+              listingId: '3f0c2a8e-6b1d-4c9e-9a7f-2d5e8b4c1a90',
+              externalReference: 'STOCK-1042',
+              images: [
+                { url: 'https://example.com/stock/1042/front.jpg', from: 'pending', to: 'ok', problem: null },
+              ],
+            },
+            {
+              id: 'evt_6c2e3d4f-5a6b-4c7d-9e8f-0a1b2c3d4e5f',
+              type: 'listing.readiness_changed',
+              occurredAt: '2026-11-28T13:02:11.481Z',
+              listingId: '3f0c2a8e-6b1d-4c9e-9a7f-2d5e8b4c1a90',
+              externalReference: 'STOCK-1042',
+              from: {
+                live: false,
+                reasons: [{ code: 'images_pending', message: 'no image has been checked yet' }],
+              },
+              to: { live: true, reasons: [] },
+            },
+          ],
+          pagination: {
+            pageSize: 100,
+            hasMore: false,
+            nextCursor:
+              'eyJ2IjoxLCJwIjpbIjIwMjYtMTEtMjhUMTM6MDI6MTEuNDgxMjA3WiIsIjQyIl19.Qk9Xn3fP2sT8vL1mR6cY0dZ4hJ7aE5uW',
+          },
+        },
+      },
+    },
+  },
 };
