@@ -69,7 +69,10 @@ function stopper(child: ChildProcess, dataDir: string | undefined, dispatcher: A
  * `forecourt serve` as its own process, as in production: info-level JSON logs (to a file, as a
  * log shipper would take them), rate limits out of the way.
  */
-export async function startService(env: Record<string, string>): Promise<Proc> {
+export async function startService(
+  env: Record<string, string>,
+  options: { root?: string } = {},
+): Promise<Proc> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'forecourt-bench-'));
   const dataDir = env.DATA_DIR ?? tmp;
   const port = await freePort();
@@ -84,7 +87,9 @@ export async function startService(env: Record<string, string>): Promise<Proc> {
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/forecourt.js'), 'serve'], {
+  // `root`: another checkout's build (bench/write-compare.ts runs older commits beside this one).
+  const bin = path.join(options.root ?? ROOT, 'bin/forecourt.js');
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
     env: {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
