@@ -38,6 +38,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(operations.sort(), [
       'DELETE /listings/{listing}',
       'DELETE /webhooks/{id}',
+      'GET /events',
       'GET /listings',
       'GET /listings/{listing}',
       'GET /locations',
