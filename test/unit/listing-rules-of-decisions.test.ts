@@ -35,11 +35,15 @@ test('the enumerations are the ones decisions.md lists, value for value and in o
 }, () => {
   const listed = new Map<string, string[]>();
   for (const match of decisions!.matchAll(
-    /^ {4}- (\w+)(?: \([^)]*\))?: ([a-z0-9_, \n]+?)(?=\n {4}- |\n- |\n\n)/gm,
+    /^ {4}- (\w+)(?: \([^)]*\))?: ([a-z0-9_, \n]+?)(?= \(|\n {4}- |\n- |\n\n)/gm,
   )) {
+    // A note in parentheses after the values (when a value was added) is not a value.
     listed.set(
       match[1]!,
-      match[2]!.split(/,\s*/).map((v) => v.trim()),
+      match[2]!
+        .split(/,\s*/)
+        .map((v) => v.trim())
+        .filter(Boolean),
     );
   }
   assert.ok(listed.size >= 10, `found ${[...listed.keys()]}`);
