@@ -96,7 +96,10 @@ describe('health, metrics, limits against slow clients', () => {
     await app.call('GET', '/api/external/v1/listings', { secret: fresh.secret });
     let first: string | null = null;
     await eventually(
-      async () => (first = await lastUsed()) !== null,
+      async () => {
+        first = await lastUsed();
+        return first !== null;
+      },
       () => 'lastUsedAt still null after the first request',
     );
     await new Promise((r) => setTimeout(r, 20));
@@ -104,7 +107,10 @@ describe('health, metrics, limits against slow clients', () => {
     await app.call('GET', '/api/external/v1/listings', { secret: fresh.secret });
     let now: string | null = null;
     await eventually(
-      async () => Date.parse((now = await lastUsed()) ?? '') >= sentAt - 5,
+      async () => {
+        now = await lastUsed();
+        return Date.parse(now ?? '') >= sentAt - 5;
+      },
       () => `lastUsedAt ${now}, first ${first}, second request sent at ${new Date(sentAt).toISOString()}`,
     );
   });

@@ -105,13 +105,44 @@ export const listing = {
   firstRegistration: '2021-03-01',
   ...more,
   location: { ...place, ...coordinates },
-  images: images.map((url, position) => ({ url, position })),
+  // The first photo checked and fine; the second one's server answered an HTML page.
+  images: images.map((url, position) => ({
+    url,
+    position,
+    check:
+      position === 0
+        ? {
+            state: 'ok',
+            checkedAt: '2026-11-21T16:41:02.318Z',
+            format: 'jpeg',
+            width: 1600,
+            height: 1200,
+            bytes: 284113,
+            contentType: 'image/jpeg',
+            problem: null,
+          }
+        : {
+            state: 'not_an_image',
+            checkedAt: '2026-11-21T16:41:02.907Z',
+            format: null,
+            width: null,
+            height: null,
+            bytes: 5120,
+            contentType: 'text/html; charset=utf-8',
+            problem: {
+              code: 'html_page',
+              message: 'the server sent an HTML page (an error or login page, often with status 200)',
+            },
+          },
+  })),
   mainImageUrl: images[0],
   features: [
     { category: 'comfort', name: 'Adaptive cruise control' },
     { category: 'other', name: 'Heated seats' },
   ],
+  readiness: { live: true, reasons: [] },
   dealer,
+  changedAt: '2026-11-21T16:41:02.907Z',
   createdAt: '2026-10-02T08:14:03.512Z',
   updatedAt: '2026-11-21T16:40:27.090Z',
 };

@@ -5,7 +5,7 @@ import type { StoredListing } from '../../store/listings/rows.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, narrow } from '../access.js';
 import { type CursorCodec, filterParts, fingerprint, invalidCursor } from '../cursor.js';
-import { problem, profileForbidden } from '../errors.js';
+import { profileForbidden } from '../errors.js';
 import { messages } from '../messages.js';
 
 export const MAX_PAGE_SIZE = 200;

@@ -5,7 +5,7 @@ import {
   isLoopbackAddress,
   resolveHost,
 } from '../../outbound/addresses.js';
-import { fieldProblem, problem } from '../errors.js';
+import { fieldProblem } from '../errors.js';
 
 export const MAX_URL_LENGTH = 2048;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { fieldProblem, problem } from '../../../domain/errors.js';
+import { fieldProblem } from '../../../domain/errors.js';
 import { messages } from '../../../domain/messages.js';
 import {
   MAX_SINCE_DAYS,
