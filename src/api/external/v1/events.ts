@@ -7,9 +7,14 @@ import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { cursorParam, positiveIntParam } from '../../schemas/query.js';
 import { partnerErrors } from '../../schemas/responses.js';
 
+/** One or more outbox types, comma-separated: what eventPage takes (domain/events/feed.ts). */
+const TYPE_NAME = `(${OUTBOX_EVENT_TYPES.map((t) => t.replaceAll('.', '\\.')).join('|')})`;
+const TYPES_PATTERN = new RegExp(`^${TYPE_NAME}(,${TYPE_NAME})*$`);
+
 const query = z.object({
   types: z
     .string()
+    .regex(TYPES_PATTERN, `must be one or more of ${OUTBOX_EVENT_TYPES.join(', ')}, separated by commas`)
     .optional()
     .describe(`Comma-separated event types (default: every one: ${OUTBOX_EVENT_TYPES.join(', ')}).`),
   since: z.iso
