@@ -95,7 +95,7 @@ test('GET /events: the scope’s events in order, cursor paged, types checked', 
   assert.equal(other.status, 400, other.text);
   const unknown = await app.call('GET', `${EXT}/events?types=listing.sold`, { secret: mine.secret });
   assert.equal(unknown.status, 400, unknown.text);
-  assert.match(unknown.text, /must be one of listing\.images_checked, listing\.readiness_changed/);
+  assert.match(unknown.text, /listing\.images_checked, listing\.readiness_changed/);
 });
 
 test('forecourt listen --events forwards them as the service delivers them', async () => {
