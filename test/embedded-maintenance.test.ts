@@ -151,6 +151,8 @@ describe('planner statistics on listings', () => {
       assert.deepEqual(
         kept.map((c) => c.attname),
         [
+          // changed_at: the sync position, which cursor walks sort on (migration 021).
+          'changed_at',
           'created_at',
           'dealer_profile_id',
           'external_reference',

@@ -127,7 +127,21 @@ describe('PUT /listings/{externalReference}', () => {
         latitude: 51.05,
         longitude: 3.72,
       },
-      images: body.images.map((url, position) => ({ url, position })),
+      // Not checked yet: the test service runs no image checker (IMAGE_CHECK_CONCURRENCY=0).
+      images: body.images.map((url, position) => ({
+        url,
+        position,
+        check: {
+          state: 'pending',
+          checkedAt: null,
+          format: null,
+          width: null,
+          height: null,
+          bytes: null,
+          contentType: null,
+          problem: null,
+        },
+      })),
       mainImageUrl: 'https://img.example/1.jpg',
       features: [
         { category: 'other', name: 'Navigatie' },
