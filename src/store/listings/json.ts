@@ -142,7 +142,7 @@ function special(listingBaseUrl: string, dealer: string, src: ListingSource): Re
     status: json(src('status')),
     location: object(LOCATION.map((f) => [f, orNull(value(f, src))] as const)),
     images: `(SELECT coalesce('[' || string_agg(concat('{"url":', ${json('i.url')}, ',"position":', i.n - 1, ',"check":', ${IMAGE_CHECK_JSON}, '}'), ',' ORDER BY i.n) || ']', '[]')
-      FROM jsonb_array_elements_text(${src('images')}) WITH ORDINALITY AS i(url, n) LEFT JOIN image_checks c ON c.url = i.url)`,
+      FROM jsonb_array_elements_text(${src('images')}) WITH ORDINALITY AS i(url, n))`,
     mainImageUrl: orNull(`${src('images')}->>0`),
     features: `(SELECT coalesce('[' || string_agg(concat('{"category":', ${orNull("f.v->>'category'")}, ',"name":', ${orNull("f.v->>'name'")}, '}'), ',' ORDER BY f.n) || ']', '[]')
       FROM jsonb_array_elements(${src('features')}) WITH ORDINALITY AS f(v, n))`,
@@ -154,28 +154,34 @@ function special(listingBaseUrl: string, dealer: string, src: ListingSource): Re
   };
 }
 
+/** An image's check before its first result. */
+const PENDING_CHECK = `'{"state":"pending","checkedAt":null,"format":null,"width":null,"height":null,"bytes":null,"contentType":null,"problem":null}'`;
+
 /**
- * An image's check (docs/images.md) from its row `c` in image_checks; a URL without one (its
- * writer's own transaction has not enqueued it yet) is pending.
+ * The check of the image `i.url` (docs/images.md): its row in image_checks, looked up by its key;
+ * a URL without one (its writer's own transaction has not enqueued it yet) is pending.
+ *
+ * Looked up one URL at a time (a subquery per image), never joined: a listing's images come from
+ * jsonb_array_elements_text, which the planner takes for 100 rows, so past some 20,000 checks it
+ * hashed a scan of the whole table for every listing written (1 s for a bulk of 100 instead of
+ * 0.2, and a prepared write kept that plan; docs/benchmarks.md, "The cost of a write").
  */
-const IMAGE_CHECK_JSON = `CASE WHEN c.url IS NULL OR c.state = 'pending' THEN '{"state":"pending","checkedAt":null,"format":null,"width":null,"height":null,"bytes":null,"contentType":null,"problem":null}' ELSE ${object(
+const IMAGE_CHECK_JSON = `coalesce((SELECT CASE WHEN c.state = 'pending' THEN ${PENDING_CHECK} ELSE ${object([
+  ['state', json('c.state')],
+  ['checkedAt', orNull(isoTime('c.checked_at'))],
+  ['format', orNull('c.format')],
+  ['width', orNull('c.width')],
+  ['height', orNull('c.height')],
+  ['bytes', orNull('c.bytes')],
+  ['contentType', orNull('c.content_type')],
   [
-    ['state', json('c.state')],
-    ['checkedAt', orNull(isoTime('c.checked_at'))],
-    ['format', orNull('c.format')],
-    ['width', orNull('c.width')],
-    ['height', orNull('c.height')],
-    ['bytes', orNull('c.bytes')],
-    ['contentType', orNull('c.content_type')],
-    [
-      'problem',
-      `CASE WHEN c.problem_code IS NULL THEN 'null' ELSE ${object([
-        ['code', json('c.problem_code')],
-        ['message', orNull('c.problem_message')],
-      ])} END`,
-    ],
+    'problem',
+    `CASE WHEN c.problem_code IS NULL THEN 'null' ELSE ${object([
+      ['code', json('c.problem_code')],
+      ['message', orNull('c.problem_message')],
+    ])} END`,
   ],
-)} END`;
+])} END FROM image_checks c WHERE c.url = i.url), ${PENDING_CHECK})`;
 
 /** A reason a listing is not live, as JSON text (docs/images.md, "Readiness"). */
 const reason = (code: string, message: string) => `'{"code":"${code}","message":${JSON.stringify(message)}}'`;
@@ -196,8 +202,9 @@ function readinessSql(src: ListingSource): string {
   return `(SELECT concat('{"live":', CASE WHEN r.reasons = '' THEN 'true' ELSE 'false' END, ',"reasons":[', r.reasons, ']}')
       FROM (SELECT ${reasons} AS reasons
         FROM (SELECT count(*) AS n, count(*) FILTER (WHERE c.state = 'ok') AS ok,
-            count(*) FILTER (WHERE c.url IS NULL OR c.state = 'pending') AS pending
-          FROM jsonb_array_elements_text(${src('images')}) AS i(url) LEFT JOIN image_checks c ON c.url = i.url) s) r)`;
+            count(*) FILTER (WHERE c.state IS NULL OR c.state = 'pending') AS pending
+          FROM (SELECT (SELECT c.state FROM image_checks c WHERE c.url = i.url) AS state
+            FROM jsonb_array_elements_text(${src('images')}) AS i(url)) c) s) r)`;
 }
 
 // Shown only when there is one: a pair with its comma, or nothing.
