@@ -34,13 +34,16 @@ describe('incremental sync with cursors', () => {
 
   /**
    * A write as a client makes it: the short write limit of this file may answer 503 (nothing
-   * applied) when other test files hold the cores; a client retries that, and so does this.
+   * applied) when other test files hold the cores; a client retries that, backing off, and so does
+   * this, for up to 60 s. (Ten tries 50 ms apart were not enough: CI's niced pooler pass, beside
+   * the embedded pass, once got ten 503s in a row for a bulk upsert of seven.)
    */
   async function write(method: string, path: string, body: unknown, secret = writer.secret) {
-    for (let attempt = 1; ; attempt++) {
+    const deadline = Date.now() + 60_000;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 2_000)) {
       const reply = await app.call(method, path, { secret, body });
-      if (reply.status !== 503 || attempt === 10) return reply;
-      await sleep(50);
+      if (reply.status !== 503 || Date.now() + wait > deadline) return reply;
+      await sleep(wait);
     }
   }
 
