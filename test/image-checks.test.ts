@@ -182,7 +182,9 @@ describe('image checks', () => {
   test('two checkers on one database never check a URL twice (leases)', async () => {
     const other = checker(4);
     await other.start();
-    const urls = Array.from({ length: 30 }, (_, i) => images.url(`/progressive.jpg?lease=${i}`));
+    // Each fetch takes 300 ms, so neither checker can hold all 30 at once (8 and 4 in flight):
+    // with instant answers one checker once took all 30 before the other's first round (CI).
+    const urls = Array.from({ length: 30 }, (_, i) => images.url(`/slow?ms=300&lease=${i}`));
     await putListing(app, secret, ref('lease'), listingBody({ images: urls }));
     await allChecked(urls);
     // Fetched once each, by one checker or the other; both took some.
