@@ -521,6 +521,21 @@ describe('network failures and 5xx, through a flaky proxy in front of the real s
     assert.ok(seen[2]!.at - seen[1]!.at >= 1000, 'waited the Retry-After second');
   });
 
+  test('the client asks for brotli and reads the compressed page as any other', async () => {
+    await viaProxy().listings.upsertMany(items('CE', 60));
+    const from = proxy.seen.length;
+    const page = await viaProxy().listings.list({ mine: true, status: 'all', pageSize: 50 });
+    assert.equal(page.data.length, 50);
+    const seen = proxy.seen.slice(from);
+    assert.equal(seen.length, 1);
+    // Node.js's fetch (and undici's, used with `ca`) asks for brotli first over HTTPS, and decodes.
+    assert.equal(seen[0]!.acceptEncoding, 'br, gzip, deflate');
+    assert.equal(seen[0]!.contentEncoding, 'br', 'the service chose brotli, the first asked');
+    // What travelled is the compressed page: a small part of the JSON the client decoded.
+    const json = Buffer.byteLength(JSON.stringify(page.data));
+    assert.ok(seen[0]!.bytes! < json / 4, `${seen[0]!.bytes} bytes on the wire for ${json} of listings`);
+  });
+
   test('an answer lost after the write: the retry is harmless (the batch reports unchanged)', async () => {
     const batch = items('LA', 20);
     proxy.plan('lose-answer');

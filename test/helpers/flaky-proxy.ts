@@ -20,7 +20,16 @@ export interface FlakyProxy {
   /** Actions for the next requests, in order; after them every request is forwarded. */
   plan(...actions: ProxyAction[]): void;
   /** Every request seen, with what was done to it. */
-  seen: { method: string; path: string; action: string; at: number }[];
+  seen: {
+    method: string;
+    path: string;
+    action: string;
+    at: number;
+    /** The request's Accept-Encoding, and, once forwarded, the answer's Content-Encoding and size. */
+    acceptEncoding?: string;
+    contentEncoding?: string;
+    bytes?: number;
+  }[];
   close(): Promise<void>;
 }
 
@@ -47,12 +56,14 @@ export async function startFlakyProxy(app: TestApp): Promise<FlakyProxy> {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', async () => {
         const action = queue.shift() ?? 'forward';
-        seen.push({
+        const entry: FlakyProxy['seen'][number] = {
           method: req.method!,
           path: req.url!,
           action: typeof action === 'string' ? action : String(action.status),
           at: Date.now(),
-        });
+          ...(req.headers['accept-encoding'] ? { acceptEncoding: req.headers['accept-encoding'] } : {}),
+        };
+        seen.push(entry);
         if (action === 'reset') return void req.socket.destroy();
         if (typeof action === 'object') {
           res.writeHead(action.status, {
@@ -71,7 +82,11 @@ export async function startFlakyProxy(app: TestApp): Promise<FlakyProxy> {
           ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
           dispatcher: app.dispatcher,
         });
+        // Relayed as the service sent it: still compressed, when it was.
         const body = Buffer.from(await answer.body.arrayBuffer());
+        const encoding = answer.headers['content-encoding'];
+        if (typeof encoding === 'string') entry.contentEncoding = encoding;
+        entry.bytes = body.length;
         if (action === 'lose-answer') return void req.socket.destroy();
         const out: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers)) {
