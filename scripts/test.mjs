@@ -46,6 +46,7 @@ const list = (dir) =>
 const DB_INDEPENDENT = [
   'test/client-docs.test.ts',
   'test/client-package.test.ts',
+  'test/demo-images.test.ts',
   'test/demo-process.test.ts',
   'test/docs-page.test.ts',
   'test/image-fetch.test.ts',

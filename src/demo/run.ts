@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { start } from '../runtime.js';
+import { type DemoImageServer, startDemoImageServer } from './image-server.js';
 import { type DemoSecrets, seedDemo } from './seed.js';
 
 /** Where the demo keeps the secrets it printed, so that a restart can print the same ones again. */
@@ -12,24 +13,35 @@ const SECRETS_FILE = 'demo-secrets.json';
 export async function runDemo(env: Record<string, string | undefined>): Promise<void> {
   // The demo is where partners try webhooks (docs/contract.md#the-demo): a receiver on their own machine
   // (http://127.0.0.1:…) is admitted. Loopback only: other private addresses stay refused.
-  const config = parseConfig({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...env });
+  // Its listings' images are served by the demo itself on a loopback address (image-server.ts), so
+  // the checker must be allowed loopback image URLs too: nothing else private.
+  const config = parseConfig({ WEBHOOK_ALLOW_LOOPBACK: 'true', IMAGE_CHECK_ALLOW_LOOPBACK: 'true', ...env });
   const logger = createLogger(config);
-  const running = await start(config, logger);
+  const secretsFile = path.resolve(config.DATA_DIR, SECRETS_FILE);
+  // Up before the service, so that the first checks find it.
+  const images = await startImages(config.PORT, readImagePort(secretsFile), logger);
+  let running: Awaited<ReturnType<typeof start>>;
+  try {
+    running = await start(config, logger);
+  } catch (error) {
+    await images.close();
+    throw error;
+  }
   if (config.WEBHOOK_ALLOW_LOOPBACK) {
     logger.warn(
       { webhookTargets: 'public and loopback' },
       'demo: webhook endpoints may use loopback addresses, with http (http://127.0.0.1:PORT/...), to try deliveries on this machine; a production service takes public https addresses only',
     );
   }
-  const secretsFile = path.resolve(config.DATA_DIR, SECRETS_FILE);
   const { readOnlySecret, readWriteSecret, seeded, secrets } = await seedDemo(running.useCases, {
     earlier: readSecrets(secretsFile),
+    imageOrigin: images.origin,
   });
   // The data directory already holds the generated admin token the same way (mode 0600): demo
   // secrets of a demo database, kept so a restart does not break what the partner exported.
   writeFileSync(
     secretsFile,
-    `${JSON.stringify({ readOnly: readOnlySecret, readWrite: readWriteSecret })}\n`,
+    `${JSON.stringify({ readOnly: readOnlySecret, readWrite: readWriteSecret, imagePort: images.port })}\n`,
     {
       mode: 0o600,
     },
@@ -66,6 +78,10 @@ In another terminal, these lines set what docs/partner-guide.md uses:
 
 API reference in your browser: ${running.url}/docs (accept the self-signed certificate)
 Operator console: ${running.url}/console (sign in with the admin token: ${running.adminToken})
+
+Images: the demo serves its listings' sample photos itself at ${images.origin}/demo-images/, and
+checks them within seconds: every state shows (docs/images.md#the-demo). Listings that cannot go
+live, with their reasons: ${base}/listings?readiness=not_live
 ${webhooksNote}
 Try it:
 
@@ -80,13 +96,52 @@ Try it:
 Press Ctrl+C to stop.
 `);
   const stop = () => {
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    running
+      .close()
+      .then(() => images.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * The image server on the port the demo's listings were seeded with (kept beside the secrets), so
+ * their URLs keep working across restarts; the first time, the port after the service's (8444 by
+ * default), or any free port when the service's is chosen at random (PORT=0). When that port is
+ * taken, any free one: new listings work, the seeded ones' images become `unreachable`.
+ */
+async function startImages(
+  servicePort: number,
+  kept: number | undefined,
+  logger: ReturnType<typeof createLogger>,
+): Promise<DemoImageServer> {
+  const wanted = kept ?? (servicePort > 0 && servicePort < 65535 ? servicePort + 1 : 0);
+  try {
+    return await startDemoImageServer(wanted);
+  } catch (error) {
+    if (wanted === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    const server = await startDemoImageServer(0);
+    logger.warn(
+      { wanted, port: server.port },
+      `demo: port ${wanted} for the sample images is taken; they are served on ${server.port}, and the image URLs of listings seeded earlier will be unreachable`,
+    );
+    return server;
+  }
+}
+
+/** The image server's port an earlier run kept, if any. */
+function readImagePort(file: string): number | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const port = (JSON.parse(readFileSync(file, 'utf8')) as { imagePort?: unknown }).imagePort;
+    return typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The secrets an earlier run kept, when the file is there and readable. */

@@ -5,6 +5,7 @@ import type { ListingWrites } from '../domain/listings/writes/index.js';
 import type { PartnerAdmin } from '../domain/partners.js';
 import { localContext } from '../store/audit.js';
 import { COLORS, DEMO_DEALERS, FEATURES, MODELS, random } from './data.js';
+import { demoListingImages } from './listing-images.js';
 
 const FUELS = ['petrol', 'diesel', 'hybrid', 'electric', 'plugin_hybrid'];
 const READ_ONLY = 'Demo reader (read-only)';
@@ -32,7 +33,12 @@ export async function seedDemo(
     writes: ListingWrites;
     authentication: Pick<PartnerAuthentication, 'identify'>;
   },
-  options: { listingCount?: number; earlier?: DemoSecrets | undefined } = {},
+  options: {
+    listingCount?: number;
+    earlier?: DemoSecrets | undefined;
+    /** Where the demo serves its sample images (image-server.ts): its listings' image URLs. */
+    imageOrigin: string;
+  },
 ) {
   const { dealers: dealerAdmin, partners, writes } = useCases;
   const listingCount = options.listingCount ?? 300;
@@ -130,10 +136,7 @@ export async function seedDemo(
       postalCode: location.postalCode,
       city: location.city,
       province: location.province,
-      images: Array.from(
-        { length: rnd.int(2, 6) },
-        (_, n) => `https://images.forecourt.example/demo/${reference}/${n + 1}.jpg`,
-      ),
+      images: demoListingImages(i, rnd.int(2, 6), options.imageOrigin),
       features: FEATURES.filter(() => rnd.next() < 0.4).map(([category, name]) => ({ category, name })),
     };
   });
