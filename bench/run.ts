@@ -389,11 +389,11 @@ if (wanted('bulk-upsert-100')) {
           await recorder.db.transaction(
             async (tx) => {
               await store.lockExisting(
-                dataset.writerId,
+                { partnerId: dataset.writerId, test: false },
                 fresh.map((r) => r.reference),
                 tx,
               );
-              await store.insertNew(dataset.writerId, fresh, tx);
+              await store.insertNew({ partnerId: dataset.writerId, test: false }, fresh, tx);
               // As the service's writes run (domain/listings/writes).
             },
             { genericPlans: true },

@@ -103,6 +103,7 @@ const timed = async (fn: () => Promise<unknown>) => {
 try {
   await migrate(db);
   const partnerId = randomUUID();
+  const owner = { partnerId, test: false };
   const dealerId = randomUUID();
   await db.query(
     'P',
@@ -134,7 +135,7 @@ try {
   const refs = Array.from({ length: 2000 }, (_, i) => `WC-${i}`);
   const current = listingWriteStore(db);
   const baseline = (await baselineStore(values['baseline-ref']!))(db, []);
-  await current.insertNew(partnerId, rowsFor(refs));
+  await current.insertNew(owner, rowsFor(refs));
 
   const triggers = (
     await db.query<{ tgname: string }>(
@@ -162,9 +163,7 @@ try {
 
   let bulk = 0;
   const measure = async (store: WriteStore) => {
-    const update = await timed(() =>
-      db.transaction((tx) => store.updateChanged(partnerId, rowsFor(refs), tx)),
-    );
+    const update = await timed(() => db.transaction((tx) => store.updateChanged(owner, rowsFor(refs), tx)));
     const bulks: number[] = [];
     for (let b = 0; b < 10; b++) {
       const batch = [
@@ -179,19 +178,19 @@ try {
             const known = new Set(
               (
                 await store.lockExisting(
-                  partnerId,
+                  owner,
                   rows.map((r) => r.reference),
                   tx,
                 )
               ).map((e) => e.reference),
             );
             const inserted = await store.insertNew(
-              partnerId,
+              owner,
               rows.filter((r) => !known.has(r.reference)),
               tx,
             );
             await store.updateChanged(
-              partnerId,
+              owner,
               rows.filter((r) => known.has(r.reference)),
               tx,
             );

@@ -12,6 +12,7 @@
  * after another, with the milliseconds each statement took (from sending to the answer) and what
  * was spent between statements (the domain's own work), per PUT.
  */
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,7 @@ import { listingJsonProjection } from '../src/store/listings/json.js';
 import { listingWriteStore } from '../src/store/listings/writes.js';
 import { migrate } from '../src/store/migrate.js';
 import { openDb } from '../src/store/open.js';
+import { testDataStore } from '../src/store/test-data.js';
 import { listingBody } from './lib/scenarios.js';
 
 const { values } = parseArgs({
@@ -128,6 +130,7 @@ try {
   await migrate(raw);
   const partner: Partner = {
     id: crypto.randomUUID(),
+    test: false,
     name: 'Bench',
     scopes: ['write:listings'],
     access: { scope: 'global', rootProfileIds: [], profileIds: [] },
@@ -147,6 +150,7 @@ try {
   const writes = listingWrites({
     db,
     dealers: dealerStore(db),
+    testData: testDataStore(db),
     store: listingWriteStore(db),
     syncHorizon: { forget() {} },
     schema: listingBodySchema({ historyReportHosts: [] }),

@@ -6,6 +6,7 @@ import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
 import { dealerAdmin } from './domain/dealers.js';
 import { eventRounds } from './domain/events/rounds.js';
+import { imageHealth } from './domain/images/health.js';
 import { listingBodySchema } from './domain/listings/input.js';
 import { listingReads } from './domain/listings/reads.js';
 import { listingWrites } from './domain/listings/writes/index.js';
@@ -14,6 +15,7 @@ import { operatorAccess } from './domain/operators.js';
 import { partnerAdmin } from './domain/partners.js';
 import { requestRecordReads } from './domain/request-records/reads.js';
 import { requestRecorder } from './domain/request-records/recorder.js';
+import { testData } from './domain/test-data.js';
 import { webhookAdmin } from './domain/webhooks/endpoints.js';
 import { type RoundDeps, webhookRounds } from './domain/webhooks/round.js';
 import { webhookPoster } from './outbound/webhook-post.js';
@@ -21,6 +23,7 @@ import { auditStore } from './store/audit.js';
 import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
 import { eventStore } from './store/events.js';
+import { imageHealthStore } from './store/image-health.js';
 import { listingJsonProjection } from './store/listings/json.js';
 import { listingReadStore } from './store/listings/reads.js';
 import { listingWriteStore } from './store/listings/writes.js';
@@ -29,6 +32,7 @@ import { operatorStore } from './store/operators.js';
 import { partnerStore } from './store/partners.js';
 import { requestRecordStore } from './store/request-records.js';
 import { syncHorizonStore } from './store/sync-horizon.js';
+import { testDataStore } from './store/test-data.js';
 import { webhookEventStreamStore } from './store/webhooks/event-streams.js';
 import { webhookStore } from './store/webhooks/index.js';
 
@@ -108,6 +112,7 @@ export function compose(
       db,
       dealers,
       store: listingWriteStore(db),
+      testData: testDataStore(db),
       syncHorizon,
       schema: listingBodySchema({ historyReportHosts: config.HISTORY_REPORT_HOSTS }),
       // The listing as GET /listings/{id} shows it, read in the write's transaction: its ETag.
@@ -128,8 +133,10 @@ export function compose(
       adminToken: options.adminToken ?? randomBytes(32).toString('hex'),
     }),
     auditLog: { list: audit.list.bind(audit) },
+    imageHealth: imageHealth({ store: imageHealthStore(db) }),
     /** Keeps failed requests and per-partner usage (written by background/request-records.ts). */
     requestRecorder: recorder,
+    testData: testData({ store: testDataStore(db) }),
     requestRecords: requestRecordReads({ store: records, flush: recorder.flush, cursors }),
     webhooks: webhookAdmin({
       db,

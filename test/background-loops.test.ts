@@ -89,6 +89,7 @@ describe('background loops over a real database, without HTTPS', () => {
     );
     const partner = {
       id: created.id,
+      test: false,
       name: created.name,
       scopes: created.scopes,
       access: { scope: 'global' as const, rootProfileIds: [] as [], profileIds: [] as [] },
@@ -290,6 +291,7 @@ describe('background loops over a real database, without HTTPS', () => {
       'listen',
       'sync-horizon',
       'request-records',
+      'test-data-expiry',
       ...(serverUrl ? [] : ['embedded-vacuum']),
       'webhooks',
       'webhook-log',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { LIVE } from '../src/domain/access.js';
 import { listingReadStore } from '../src/store/listings/reads.js';
 import {
   ALL_SCOPES,
@@ -166,6 +167,7 @@ describe('listing counters', () => {
           for (const probe of [1, 3]) {
             const store = listingReadStore(app.running.db, probe);
             const filter = {
+              mode: LIVE,
               profileIds: scope,
               status: status === 'all' ? null : status,
               updatedSince: new Date(since),

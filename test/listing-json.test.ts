@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { listingSchema, locationSchema } from '../src/api/schemas/resources.js';
+import { LIVE } from '../src/domain/access.js';
 import { LISTING_KEYS, listingJsonProjection } from '../src/store/listings/json.js';
 import { listingReadStore } from '../src/store/listings/reads.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
@@ -88,7 +89,7 @@ test('every answer sends the stored text; the schema takes it as it is; each val
     // The schema neither drops, adds nor reorders a key, and accepts every value.
     assert.equal(JSON.stringify(listingSchema.parse(listed)), JSON.stringify(listed));
     // The page, the single read and the read model's text: one text, to the byte.
-    const own = await store.get(listed.id, listingJsonProjection(BASE));
+    const own = await store.get(listed.id, LIVE, listingJsonProjection(BASE));
     assert.equal(texts[i], own!.json);
     const single = await app.call('GET', `${EXT}/listings/${listed.id}`, { secret });
     assert.equal(rawData(single.text), own!.json);
@@ -177,7 +178,7 @@ test('every answer sends the stored text; the schema takes it as it is; each val
 
 test('locations too: the database-built JSON equals the schema-serialized locations, with counts and pages', async () => {
   const auth = app.running.useCases.authentication;
-  const partner = await auth.partnerOf((await auth.identify(secret)).record);
+  const partner = await auth.partnerOf((await auth.identify(secret)).record, false);
   for (const params of [
     { withCounts: true, includeChildren: true },
     { withCounts: false, includeChildren: true, pageSize: 2 },
@@ -190,7 +191,7 @@ test('locations too: the database-built JSON equals the schema-serialized locati
       pageSize: undefined,
       ...params,
     };
-    const expected = await app.running.useCases.locations.find(partner.access, query);
+    const expected = await app.running.useCases.locations.find(partner, query);
     const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
     const reply = await app.call('GET', `${EXT}/locations?${qs}`, { secret });
     assert.equal(reply.status, 200, reply.text);

@@ -37,6 +37,7 @@ describe('the OpenAPI document', () => {
     );
     assert.deepEqual(operations.sort(), [
       'DELETE /listings/{listing}',
+      'DELETE /test-data',
       'DELETE /webhooks/{id}',
       'GET /events',
       'GET /listings',

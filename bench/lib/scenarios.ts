@@ -69,7 +69,7 @@ export async function requestWork(
   const { record } = await useCases.authentication.identify(secret).catch(() => {
     throw new Error('bench secret not found: was the dataset loaded into this database?');
   });
-  const partner = await useCases.authentication.partnerOf(record);
+  const partner = await useCases.authentication.partnerOf(record, false);
   const url = new URL(path, 'https://x');
   const params = Object.fromEntries(url.searchParams);
   if (url.pathname === '/listings') {
@@ -77,7 +77,7 @@ export async function requestWork(
     const filter = await useCases.listings.filter(partner, query);
     await useCases.listings.page(filter, query, { projection: LISTING_JSON });
   } else if (url.pathname === '/locations') {
-    await useCases.locations.find(partner.access, locationsQuery.parse(params), locationJsonProjection);
+    await useCases.locations.find(partner, locationsQuery.parse(params), locationJsonProjection);
   } else throw new Error(`no domain emulation for ${path}`);
 }
 

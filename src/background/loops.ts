@@ -6,12 +6,14 @@ import type { RequestRecorder } from '../domain/request-records/recorder.js';
 import type { WebhookRounds } from '../domain/webhooks/round.js';
 import type { Db } from '../store/db.js';
 import type { SyncHorizonStore } from '../store/sync-horizon.js';
+import { testDataStore } from '../store/test-data.js';
 import { embeddedVacuumLoop } from './embedded-vacuum.js';
 import { configuredImageChecks, type ImageCheckConfig } from './image-checks.js';
 import { type ListenHandlers, listenLoop } from './listen.js';
 import type { Loop, LoopStats } from './loop.js';
 import { requestRecordsLoop } from './request-records.js';
 import { syncHorizonLoop } from './sync-horizon.js';
+import { testDataExpiryLoop } from './test-data-expiry.js';
 import { webhookEventsLoop } from './webhook-events.js';
 import { webhookLogLoop, webhooksLoop } from './webhooks.js';
 
@@ -45,6 +47,7 @@ export function instanceLoops(work: InstanceWork) {
     listen,
     ...(work.replica ? [syncHorizonLoop(work.syncHorizon, logger)] : []),
     requestRecordsLoop(work.requestRecorder),
+    testDataExpiryLoop(testDataStore(db), logger.child({ component: 'test-data' })),
     ...(db.kind === 'pglite' && config.EMBEDDED_VACUUM_INTERVAL_MS > 0
       ? [embeddedVacuumLoop(db, config.EMBEDDED_VACUUM_INTERVAL_MS, logger.child({ component: 'database' }))]
       : []),

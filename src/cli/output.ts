@@ -61,13 +61,13 @@ export function json(data: unknown): string {
 }
 
 /** A secret the service issued: shown once, set apart so that it is not missed. */
-export function secretBlock(secret: string, partnerId: string): string {
+export function secretBlock(secret: string, partnerId: string, reissue = 'rotate-secret'): string {
   return [
     '',
     `  API secret:  ${clean(secret)}`,
     '',
     '  Store it now: this secret is shown only once and cannot be retrieved later.',
-    `  If it is lost, issue a new one with: forecourt partners rotate-secret ${clean(partnerId)}`,
+    `  If it is lost, issue a new one with: forecourt partners ${reissue} ${clean(partnerId)}`,
     '',
   ]
     .map((line) => `${line}\n`)

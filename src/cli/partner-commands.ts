@@ -41,6 +41,9 @@ Commands:
                                   previous one, with retired ones, and whether the partner moved
   retire-previous-secret ID       end a grace now: the previous secret is refused from now on,
                                   the current one keeps working (check rotation ID says "moved")
+  test-secret ID                  issue the partner's test secret (fc_test_…, shown only once):
+                                  same scopes and access, test data only; replaces any previous one
+  revoke-test-secret ID           revoke the test secret (its test data stays until wiped or expired)
 
 Options:
   --scopes S,...        of read:listings, read:locations, write:listings, manage:webhooks
@@ -286,6 +289,30 @@ const retirePrevious: Command = {
   },
 };
 
+const testSecret: Command = {
+  options: {},
+  async run(ctx) {
+    const result = await ctx
+      .client()
+      .request<{ id: string; secret: string }>('POST', `${idPath(ctx)}/test-secret`);
+    if (ctx.json) {
+      ctx.io.out(json(result));
+      return;
+    }
+    ctx.io.out(`Test secret issued for partner ${result.id} (test data only; docs/test-mode.md).\n`);
+    ctx.io.out(secretBlock(result.secret, result.id, 'test-secret'));
+  },
+};
+
+const revokeTestSecret: Command = {
+  options: {},
+  async run(ctx) {
+    const result = await ctx.client().request<{ id: string }>('DELETE', `${idPath(ctx)}/test-secret`);
+    if (ctx.json) ctx.io.out(json(result));
+    else ctx.io.out(`The test secret of partner ${result.id} is revoked.\n`);
+  },
+};
+
 export const partnerCommands: Group = {
   usage: USAGE,
   commands: {
@@ -296,5 +323,7 @@ export const partnerCommands: Group = {
     'rotate-secret': rotateSecret,
     rotation,
     'retire-previous-secret': retirePrevious,
+    'test-secret': testSecret,
+    'revoke-test-secret': revokeTestSecret,
   },
 };

@@ -142,6 +142,7 @@ export async function seedDemo(
   });
   const partner: Partner = {
     ...readWrite,
+    test: false,
     access: { scope: 'restricted', rootProfileIds: roots, profileIds: [...byCode.values()] },
     rateLimitPerMinute: null,
   };

@@ -17,8 +17,22 @@ export type Access =
   | { scope: 'global'; rootProfileIds: []; profileIds: [] }
   | { scope: 'restricted'; rootProfileIds: string[]; profileIds: string[] };
 
+/**
+ * Which listings a request sees and writes (docs/test-mode.md): the live ones, or the test data of
+ * the partner whose test secret it sent. Every listing read and write takes one, so none can
+ * forget it.
+ */
+export type Mode = { test: false } | { test: true; partnerId: string };
+export const LIVE: Mode = { test: false };
+
+/** The mode of a request by this partner. */
+export const modeOf = (partner: Pick<Partner, 'id' | 'test'>): Mode =>
+  partner.test ? { test: true, partnerId: partner.id } : LIVE;
+
 export interface Partner {
   id: string;
+  /** The request sent the partner's test secret. */
+  test: boolean;
   name: string;
   scopes: Scope[];
   access: Access;

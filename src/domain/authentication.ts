@@ -6,7 +6,7 @@ import { type Access, isScope, type Partner } from './access.js';
 import type { AccessCache } from './access-cache.js';
 import { ProblemError } from './errors.js';
 import { messages } from './messages.js';
-import { hashSecret, isWellFormedSecret } from './secrets.js';
+import { hashSecret, isTestSecret, isWellFormedSecret } from './secrets.js';
 
 /** Why a secret was refused; `retired` and `disabled` name the partner the secret belongs to. */
 type FailureReason = 'missing' | 'malformed' | 'unknown' | 'retired' | 'disabled';
@@ -40,7 +40,7 @@ export class AuthFailure extends ProblemError {
 const NOT_RECOGNIZED = messages.secretNotRecognized();
 
 interface AuthenticationDeps {
-  partners: Pick<PartnerStore, 'findSecret' | 'touch'>;
+  partners: Pick<PartnerStore, 'findSecret' | 'findTestSecret' | 'touch'>;
   dealers: Pick<DealerStore, 'subtree'>;
   audit: Pick<AuditStore, 'recordAuthFailure'>;
   /** Secrets and subtrees kept between requests (domain/access-cache.ts). */
@@ -56,7 +56,9 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
   const lastTouched = new Map<string, { at: number; secretId: string | undefined }>();
 
   /** The partner of a presented secret, or an AuthFailure saying why not. */
-  async function identify(secret: string | undefined): Promise<{ record: PartnerRecord; caller: Caller }> {
+  async function identify(
+    secret: string | undefined,
+  ): Promise<{ record: PartnerRecord; caller: Caller; test: boolean }> {
     if (!secret) {
       throw new AuthFailure(
         'missing',
@@ -74,6 +76,23 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
       );
     }
     const hash = hashSecret(secret);
+    // A test secret (docs/test-mode.md): the same partner, working on its test data. It has no
+    // rotation and no grace: known and current, or unknown.
+    if (isTestSecret(secret)) {
+      const record = await deps.cache.through(
+        `test-secret:${hash.toString('hex')}`,
+        () => deps.partners.findTestSecret(hash),
+        (value) => value !== undefined,
+      );
+      if (!record) throw new AuthFailure('unknown', NOT_RECOGNIZED);
+      const caller: Caller = {
+        partnerId: record.id,
+        key: 'current',
+        secretId: `test:${hash.toString('hex').slice(0, 11)}`,
+      };
+      if (record.disabled) throw new AuthFailure('disabled', NOT_RECOGNIZED, caller);
+      return { record, caller, test: true };
+    }
     // Only known secrets are kept: unknown ones must not fill the cache.
     const found = await deps.cache.through(
       `secret:${hash.toString('hex')}`,
@@ -91,11 +110,11 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     };
     if (key === 'retired') throw new AuthFailure('retired', NOT_RECOGNIZED, caller);
     if (found.record.disabled) throw new AuthFailure('disabled', NOT_RECOGNIZED, caller);
-    return { record: found.record, caller };
+    return { record: found.record, caller, test: false };
   }
 
   /** The partner as requests see it: its scopes and every dealer profile it may see. */
-  async function partnerOf(record: PartnerRecord): Promise<Partner> {
+  async function partnerOf(record: PartnerRecord, test: boolean): Promise<Partner> {
     const access: Access =
       record.accessScope === 'global'
         ? { scope: 'global', rootProfileIds: [], profileIds: [] }
@@ -109,6 +128,7 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
           };
     return {
       id: record.id,
+      test,
       name: record.name,
       scopes: record.scopes.filter(isScope),
       access,
@@ -121,7 +141,9 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     partnerOf,
     /** Records that the partner used its secret, and which (at most one write a minute per partner and key). */
     async touch(caller: Caller): Promise<void> {
-      if (caller.key === 'retired') return;
+      // A test secret's use is not the live secret's: "last used" and the rotation's "moved"
+      // verdict stay the live secret's.
+      if (caller.key === 'retired' || caller.secretId?.startsWith('test:')) return;
       const now = Date.now();
       // Remembered per secret, not per key state: the first request with a new secret after a
       // rotation is written at once (the console's "moved" rests on it), though its state is

@@ -80,6 +80,12 @@ export const PROBLEMS = {
     when: 'A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED).',
     action: 'Use a dealer profile id or location code from GET /locations.',
   },
+  TEST_MODE_ONLY: {
+    status: 403,
+    when: 'An operation of test mode only (DELETE /test-data) sent with a live secret.',
+    action: 'Send it with your test secret (`fc_test_…`); live data is never wiped this way.',
+    writeOnly: true,
+  },
   NOT_FOUND: {
     status: 404,
     when: 'Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have.',
@@ -107,6 +113,13 @@ export const PROBLEMS = {
     status: 422,
     when: 'A listing or status failed validation; `issues` names every failing field with the rule it broke.',
     action: 'Fix the fields in `issues`; do not retry unchanged.',
+    writeOnly: true,
+  },
+  TEST_LIMIT_REACHED: {
+    status: 422,
+    when: 'A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written.',
+    action:
+      'Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.',
     writeOnly: true,
   },
   PRECONDITION_FAILED: {

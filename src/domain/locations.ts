@@ -1,7 +1,7 @@
 import type { Projection } from '../store/db.js';
 import type { Dealer, DealerPosition, DealerStore } from '../store/dealers.js';
 import type { LocationStats, LocationStatsStore } from '../store/location-stats.js';
-import { type Access, assertInScope, inScope } from './access.js';
+import { type Access, assertInScope, inScope, type Mode, modeOf } from './access.js';
 import { type CursorCodec, filterParts, fingerprint, type Position } from './cursor.js';
 import { notFound, profileForbidden } from './errors.js';
 import { messages } from './messages.js';
@@ -28,8 +28,11 @@ interface LocationDeps {
 export function locationReads(deps: LocationDeps) {
   return {
     /** `projection`: what each location is read as (a Dealer unless the caller says). */
-    find: <T = Dealer>(access: Access, query: LocationQuery, projection?: Projection<T>) =>
-      findLocations(deps, access, query, projection),
+    find: <T = Dealer>(
+      partner: { id: string; test: boolean; access: Access },
+      query: LocationQuery,
+      projection?: Projection<T>,
+    ) => findLocations(deps, partner.access, modeOf(partner), query, projection),
     /**
      * The profiles whose listings GET /locations/{id}/listings shows: the location, and with
      * includeChildren its descendants. A location that is unknown or outside the scope answers 404
@@ -67,6 +70,7 @@ export interface LocationList<T = Dealer> {
 async function findLocations<T>(
   deps: LocationDeps,
   access: Access,
+  mode: Mode,
   query: LocationQuery,
   projection?: Projection<T>,
 ): Promise<LocationList<T>> {
@@ -114,7 +118,7 @@ async function findLocations<T>(
       ...(projection ? { projection } : {}),
     }),
     paged ? deps.dealers.countMatching(scope, query.search) : undefined,
-    wholeScope ? deps.locationStats.forLocations(scope, deps.now()) : undefined,
+    wholeScope ? deps.locationStats.forLocations(scope, mode, deps.now()) : undefined,
   ]);
   const shown = paged ? found.slice(0, pageSize) : found;
   const rootSet = new Set(roots);
@@ -122,6 +126,7 @@ async function findLocations<T>(
     ? (scopeStats ??
       (await deps.locationStats.forLocations(
         shown.map((r) => r.id),
+        mode,
         deps.now(),
       )))
     : undefined;

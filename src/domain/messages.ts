@@ -63,6 +63,11 @@ export const messages = {
   contentLengthMismatch: () => 'The Content-Length header does not match the body.',
   emptyBody: () => 'The request body is empty; a JSON document was expected.',
   /** Status change, delete or patch of a reference this partner does not have. */
+  noTestSecret: (partnerId: string) => `Partner ${partnerId} has no test secret.`,
+  testModeOnly: () =>
+    'This operation works on test data only: send it with your test secret (fc_test_…), not your live one.',
+  testLimitReached: (limit: number, held: number, adding: number) =>
+    `Test mode holds at most ${limit} listings per partner: you have ${held}, and this request would add ${adding}. Wipe your test data (DELETE /api/external/v1/test-data) or write fewer new references.`,
   noListingWithReference: (reference: string) =>
     `This partner has no listing with externalReference "${reference}".`,
   noWebhookEndpoint: (id: string) => `Webhook endpoint ${id} not found.`,

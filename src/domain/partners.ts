@@ -5,7 +5,7 @@ import type { PartnerPatch, PartnerRecord, PartnerStore } from '../store/partner
 import { DEFAULT_SCOPES, isScope } from './access.js';
 import { fieldProblem, problem } from './errors.js';
 import { messages } from './messages.js';
-import { generateSecret, hashSecret } from './secrets.js';
+import { generateSecret, generateTestSecret, hashSecret } from './secrets.js';
 import type {
   AccessInput,
   PartnerCreate,
@@ -161,6 +161,42 @@ export async function rotateSecret(
 }
 
 /**
+ * Issues the partner's test secret (docs/test-mode.md), replacing the one it had at once: the
+ * secret is returned here and never again. Undefined: no such partner.
+ */
+export async function issueTestSecret(
+  deps: PartnerDeps,
+  id: string,
+  ctx: AuditContext,
+): Promise<{ id: string; secret: string } | undefined> {
+  const secret = generateTestSecret();
+  const found = await deps.db.transaction(async (tx) => {
+    if (!(await deps.partners.get(id, tx))) return false;
+    await deps.partners.issueTestSecret(id, hashSecret(secret), tx);
+    await deps.audit.record({ action: 'partner.test_secret_issued', partnerId: id, details: {} }, ctx, tx);
+    return true;
+  });
+  return found ? { id, secret } : undefined;
+}
+
+/**
+ * Revokes the partner's test secret: refused from the next request. Its test data stays (the
+ * partner's wipe, or expiry, removes it). Undefined: no such partner; 404 when it has no test secret.
+ */
+export async function revokeTestSecret(
+  deps: PartnerDeps,
+  id: string,
+  ctx: AuditContext,
+): Promise<boolean | undefined> {
+  return deps.db.transaction(async (tx) => {
+    if (!(await deps.partners.get(id, tx))) return undefined;
+    if (!(await deps.partners.revokeTestSecret(id, tx))) return false;
+    await deps.audit.record({ action: 'partner.test_secret_revoked', partnerId: id, details: {} }, ctx, tx);
+    return true;
+  });
+}
+
+/**
  * Ends a rotation's grace now: the previous secret is refused from the next request, the current
  * one keeps working (a rotation with no grace would issue a third secret and refuse the one the
  * partner has just moved to). Undefined: no such partner; 409 when no grace is under way.
@@ -201,6 +237,8 @@ export function partnerAdmin(deps: PartnerDeps) {
     rotateSecret: (id: string, graceSeconds: number, ctx: AuditContext) =>
       rotateSecret(deps, id, graceSeconds, ctx),
     retirePreviousSecret: (id: string, ctx: AuditContext) => retirePreviousSecret(deps, id, ctx),
+    issueTestSecret: (id: string, ctx: AuditContext) => issueTestSecret(deps, id, ctx),
+    revokeTestSecret: (id: string, ctx: AuditContext) => revokeTestSecret(deps, id, ctx),
     list: async (): Promise<PartnerView[]> => (await deps.partners.list()).map(partnerView),
     get: async (id: string): Promise<PartnerView | undefined> => {
       const record = await deps.partners.get(id);

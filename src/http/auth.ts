@@ -90,7 +90,9 @@ export function partnerAuth({
     request.caller = identified.caller;
     await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
     // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
-    request.partner = await authentication.partnerOf(record);
+    request.partner = await authentication.partnerOf(record, identified.test);
+    // Said on every answer, so a partner (and its logs) always knows which data it worked on.
+    if (identified.test) reply.header('Forecourt-Mode', 'test');
     // A use of the secret, whatever the answer: "last used" and which secret must show a partner
     // still sending its previous secret, even to operations it may not call.
     await authentication.touch(identified.caller);

@@ -35,12 +35,12 @@ export async function recordEvents(tx: Queryable, rows: readonly NewEvent[]): Pr
   const inserted = await tx.query<{ n: number }>(
     'RecordEvents',
     `WITH added AS (
-       INSERT INTO events (id, stamp, type, listing_id, partner_id, profile_id, status, external_reference, data)
+       INSERT INTO events (id, stamp, type, listing_id, partner_id, profile_id, status, external_reference, data, test)
        SELECT r.id,
               -- Never before the listing's previous event: its events stay in commit order.
               greatest(write_stamp(), (SELECT max(e.stamp) FROM events e WHERE e.listing_id = r.listing_id)),
               r.type, r.listing_id, l.partner_id, l.dealer_profile_id, l.status, l.external_reference,
-              r.data::jsonb
+              r.data::jsonb, l.test
        FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[]) WITH ORDINALITY AS r(id, type, listing_id, data, ord)
        JOIN listings l ON l.id = r.listing_id
        ORDER BY r.ord
@@ -102,6 +102,8 @@ export function eventStore(db: Queryable) {
            AND type = ANY($5::text[])
            AND ($6::uuid[] IS NULL OR profile_id = ANY($6::uuid[]))
            AND ($8::text[] IS NULL OR status = ANY($8::text[]))
+           -- Endpoints are live: a test listing's event is never delivered (docs/test-mode.md).
+           AND NOT test
          ORDER BY stamp, seq LIMIT $9`,
         [
           range.after.ts,

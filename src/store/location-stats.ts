@@ -1,3 +1,4 @@
+import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 export interface LocationStats {
@@ -31,6 +32,7 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
      */
     async forLocations(
       ids: readonly string[],
+      mode: Mode,
       now: Date,
       tx: Queryable = db,
     ): Promise<Map<string, LocationStats>> {
@@ -38,6 +40,24 @@ export function locationStatsStore(db: Queryable, primary: Queryable = db, settl
         ids.map((id) => [id, { activeListings: 0, totalListings: 0 }]),
       );
       if (ids.length === 0) return stats;
+      // Test mode (docs/test-mode.md): the partner's own test listings, counted (at most
+      // TEST_LISTING_LIMIT, on their own index); no history, so no monthly mean.
+      if (mode.test) {
+        const rows = await tx.query<{ id: string; active: number; total: number }>(
+          'LocationTestListingCounts',
+          `SELECT dealer_profile_id AS id, count(*) FILTER (WHERE status = 'active')::int AS active,
+                  count(*)::int AS total
+           FROM listings WHERE test AND partner_id = $2 AND dealer_profile_id = ANY($1::uuid[])
+           GROUP BY dealer_profile_id`,
+          [ids, mode.partnerId],
+        );
+        for (const row of rows) {
+          const entry = stats.get(row.id)!;
+          entry.activeListings = row.active;
+          entry.totalListings = row.total;
+        }
+        return stats;
+      }
       const month = previousMonth(now);
       // A past month's mean never changes: computed once per location, then read back.
       const monthEnd = month.start.getTime() + month.days * DAY_MS;

@@ -233,6 +233,40 @@ export function partnerStore(db: Queryable) {
         : undefined;
     },
 
+    /**
+     * The partner a test secret hash was issued to (docs/test-mode.md); a revoked or replaced
+     * test secret is gone, so it is simply unknown.
+     */
+    async findTestSecret(secretHash: Buffer, tx: Queryable = db): Promise<PartnerRecord | undefined> {
+      const rows = await tx.query(
+        'FindPartnerByTestSecret',
+        `SELECT ${COLUMNS.replace(/(\w+)/g, 'p.$1')}
+         FROM partner_test_secrets s JOIN partners p ON p.id = s.partner_id WHERE s.secret_hash = $1`,
+        [secretHash],
+      );
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+
+    /** Issues the partner's test secret, replacing (ending at once) the one it had. */
+    async issueTestSecret(id: string, secretHash: Buffer, tx: Queryable = db): Promise<void> {
+      await tx.query(
+        'IssueTestSecret',
+        `INSERT INTO partner_test_secrets (secret_hash, partner_id) VALUES ($1, $2)
+         ON CONFLICT (partner_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, created_at = now()`,
+        [secretHash, id],
+      );
+    },
+
+    /** Revokes the partner's test secret; false when it had none. */
+    async revokeTestSecret(id: string, tx: Queryable = db): Promise<boolean> {
+      const rows = await tx.query(
+        'RevokeTestSecret',
+        'DELETE FROM partner_test_secrets WHERE partner_id = $1 RETURNING 1',
+        [id],
+      );
+      return rows.length > 0;
+    },
+
     /** Records use (and which secret it sent) at most once a minute per partner, or when the secret changes. */
     async touch(id: string, key: 'current' | 'previous', tx: Queryable = db): Promise<void> {
       await tx.query(

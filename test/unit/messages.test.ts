@@ -52,6 +52,8 @@ const FROM_FACTORIES: Record<keyof typeof ERROR_EXAMPLES, () => string> = {
   INSUFFICIENT_SCOPE: () =>
     messages.insufficientScope(['write:listings'], false, ['read:listings', 'read:locations']),
   PROFILE_FORBIDDEN: () => messages.locationCodeNotInScope('DUPONT-LIEGE'),
+  TEST_MODE_ONLY: () => messages.testModeOnly(),
+  TEST_LIMIT_REACHED: () => messages.testLimitReached(10_000, 9_990, 25),
   NOT_FOUND: () => messages.listingNotFound(LISTING_ID),
   METHOD_NOT_ALLOWED: () => messages.methodNotAllowed('PATCH', ['GET', 'PUT', 'DELETE']),
   PAYLOAD_TOO_LARGE: () => messages.bodyTooLarge(),

@@ -356,6 +356,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Wipe your test data (test secret only)
+         * @description Deletes every test listing of yours, with its events, at once. Only with your test secret (fc_test_…): a live secret gets 403 TEST_MODE_ONLY and nothing is deleted. Live listings are never touched.
+         *
+         *     Scope: `write:listings`.
+         */
+        delete: operations["wipeTestData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reference/enums": {
         parameters: {
             query?: never;
@@ -827,7 +849,7 @@ export interface components {
         ErrorResponse: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "INVALID_HEADER" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "PRECONDITION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "INVALID_QUERY" | "INVALID_JSON" | "INVALID_BODY" | "INVALID_REFERENCE" | "INVALID_HEADER" | "EMPTY_PAYLOAD" | "TOO_MANY_ITEMS" | "UNAUTHORIZED" | "HTTPS_REQUIRED" | "INSUFFICIENT_SCOPE" | "PROFILE_FORBIDDEN" | "TEST_MODE_ONLY" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "TEST_LIMIT_REACHED" | "PRECONDITION_FAILED" | "RATE_LIMITED" | "BAD_REQUEST" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "HEADERS_TOO_LARGE" | "CONFLICT" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 requestId: string;
                 /** @description Every input that failed validation, at most 100 (see issueCount). */
@@ -1531,6 +1553,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -1637,7 +1661,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -1827,6 +1855,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -1933,7 +1963,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2131,6 +2165,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -2237,7 +2273,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2449,6 +2489,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -2553,7 +2595,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2750,6 +2796,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -2856,7 +2904,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -3656,6 +3708,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -3726,7 +3780,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4049,6 +4107,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4119,7 +4179,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4299,6 +4363,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4386,7 +4452,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4576,6 +4646,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4646,7 +4718,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4807,6 +4883,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4877,7 +4955,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -5045,6 +5127,8 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -5132,7 +5216,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
+            /**
+             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
+             *
+             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
+             */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -5829,6 +5917,186 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             */
+            403: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `NOT_FOUND`: Unknown path; a listing or location that does not exist or is outside your access scope; a reference you do not have. Check the id or reference; ids of other partners are never confirmed. */
+            404: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Over your requests per minute, or too many failed authentications from your address. Wait `Retry-After` seconds, then continue; `RateLimit-*` headers show your budget. */
+            429: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVER_ERROR`: Our fault. Retry later with backoff; quote `requestId` to the operator, who finds the detail in our log. */
+            500: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: The database is unavailable or overloaded, a conflicting write was in progress, or the instance is restarting. Nothing was written. Retry after `Retry-After` seconds; writes are idempotent upserts, so a retry is safe. */
+            503: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    wipeTestData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description How many test listings were deleted. */
+                            deleted: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `INVALID_QUERY`: A query or path parameter is malformed (page, pageSize, status, updatedSince, sort, a UUID, a boolean, a cursor), or a query name or value holds U+0000 or bytes that are not UTF-8. Fix the parameter named in `issues`; do not retry unchanged.
+             *
+             *     `INVALID_JSON`: The body is not valid JSON, or its bytes are not UTF-8 (the message says where). Send a JSON document; check your serializer.
+             *
+             *     `INVALID_BODY`: The body is valid JSON but not the object (or array) the operation needs, or past a limit of its shape (1,000 names in one object, 10,000 elements in one array, 64 levels of nesting). Send the shape shown for this operation.
+             *
+             *     `INVALID_REFERENCE`: An externalReference is missing, longer than 128 characters, or has control characters or outer spaces. Use a stable reference of 1 to 128 visible characters.
+             *
+             *     `INVALID_HEADER`: A request header the operation reads is malformed: an If-Match that is not `*` or a comma-separated list of entity tags, each quoted (`"…"` or `W/"…"`, RFC 9110), such as an ETag sent without its quotes. Send the header as the message says (an ETag exactly as received, quotes included); do not retry unchanged.
+             *
+             *     `EMPTY_PAYLOAD`: A bulk upsert with no items. Send 1 to 100 items.
+             *
+             *     `TOO_MANY_ITEMS`: A bulk upsert with more than 100 items. Split the feed into batches of 100.
+             *
+             *     `BAD_REQUEST`: The HTTP request itself is malformed (both Content-Length and Transfer-Encoding, a bad method, a control character in a header, a missing or doubled Host: the connection is closed after the answer), or its path has broken %-encoding, U+0000 or a character that is not percent-encoded. Fix your HTTP client or proxy; do not retry unchanged.
+             */
+            400: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: No API secret, or a malformed, unknown, rotated-away or disabled one. Send `Authorization: Bearer <secret>`; ask the marketplace operator for a new secret if it was rotated. */
+            401: {
+                headers: {
+                    /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
+                    "X-Request-Id"?: string;
+                    /** @description Your requests allowed per minute. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description `HTTPS_REQUIRED`: The request came over plain HTTP. Use https:// (and treat the secret as exposed if it was sent in clear).
+             *
+             *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
+             *
+             *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
+             *
+             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {

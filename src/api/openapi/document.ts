@@ -160,6 +160,11 @@ export const swaggerOptions: SwaggerOptions = {
         description:
           'Your failed requests, kept for days: why an answer was an error, found by its request id.',
       },
+      {
+        name: 'Test mode',
+        description:
+          'A test secret (`fc_test_…`) works on your own test data only, with the same endpoints, scopes and access as your live secret; answers carry `Forecourt-Mode: test`.',
+      },
     ],
     components: {
       securitySchemes: {
@@ -334,6 +339,7 @@ function operationId(method: string, path: string): string {
     'GET /events': 'listEvents',
     'GET /requests': 'listRequests',
     'GET /requests/:requestId': 'getRequest',
+    'DELETE /test-data': 'wipeTestData',
   };
   const id = known[`${method} ${path}`];
   if (!id) throw new Error(`No operationId for ${method} ${path}: add it to src/api/openapi/document.ts`);

@@ -72,6 +72,11 @@ export const ERROR_EXAMPLES: Record<ErrorCodeName, { summary: string; message: s
     summary: 'A dealer outside your scope',
     message: messages.locationCodeNotInScope('DUPONT-LIEGE'),
   },
+  TEST_MODE_ONLY: { summary: 'Wiping test data with a live secret', message: messages.testModeOnly() },
+  TEST_LIMIT_REACHED: {
+    summary: 'A test write past the limit',
+    message: messages.testLimitReached(10_000, 9_990, 25),
+  },
   NOT_FOUND: { summary: 'Unknown or outside your scope', message: messages.listingNotFound(LISTING_ID) },
   METHOD_NOT_ALLOWED: {
     summary: 'A method this path does not have',

@@ -198,4 +198,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<number, Record<string, Exa
   },
   ...WEBHOOK_RESPONSE_EXAMPLES,
   ...REQUEST_RESPONSE_EXAMPLES,
+  wipeTestData: {
+    200: { wiped: { summary: 'Your test listings deleted', value: { data: { deleted: 412 } } } },
+  },
 };

@@ -35,7 +35,7 @@ export const auditEntrySchema = z
     action: z
       .string()
       .describe(
-        'partner.created, partner.updated, partner.disabled, partner.enabled, partner.secret_rotated, dealer.created, dealer.updated, dealers.imported, operator.created, operator.revoked, auth.failed, webhook.*',
+        'partner.created, partner.updated, partner.disabled, partner.enabled, partner.secret_rotated, partner.test_secret_issued, partner.test_secret_revoked, dealer.created, dealer.updated, dealers.imported, operator.created, operator.revoked, auth.failed, webhook.*',
       ),
     partnerId: z.string().nullable(),
     partnerName: z.string().nullable().describe("The partner's current name."),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownerOf } from '../../store/listings/mode.js';
 import type { ListingWriteStore } from '../../store/listings/writes.js';
 import type { Partner } from '../access.js';
 import {
@@ -235,7 +236,7 @@ export async function refuseInvalid(
   const stored = new Map(
     (
       await store.findExisting(
-        partner.id,
+        ownerOf(partner),
         invalid.map((i) => i.reference),
       )
     ).map((e) => [e.reference, e]),

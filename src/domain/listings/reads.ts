@@ -3,7 +3,7 @@ import type { DealerStore } from '../../store/dealers.js';
 import type { ListingFilter, ListingReadStore, Sort } from '../../store/listings/reads.js';
 import type { StoredListing } from '../../store/listings/rows.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
-import { type Access, assertInScope, inScope, narrow } from '../access.js';
+import { type Access, assertInScope, inScope, type Mode, modeOf, narrow } from '../access.js';
 import { type CursorCodec, filterParts, fingerprint, invalidCursor } from '../cursor.js';
 import { profileForbidden } from '../errors.js';
 import { messages } from '../messages.js';
@@ -22,7 +22,7 @@ interface ListingReadDeps {
 export function listingReads(deps: ListingReadDeps) {
   return {
     filter: (
-      partner: { id: string; access: Access },
+      partner: { id: string; test: boolean; access: Access },
       query: ListingQuery,
       extra?: readonly (readonly string[])[],
     ) => listingFilter(deps, partner, query, extra),
@@ -32,7 +32,8 @@ export function listingReads(deps: ListingReadDeps) {
       query: ListingQuery,
       options: { context?: string; projection?: Projection<T> } = {},
     ) => listingPage(deps, filter, query, options.context, options.projection),
-    get: <T = StoredListing>(id: string, projection?: Projection<T>) => deps.listings.get(id, projection),
+    get: <T = StoredListing>(id: string, mode: Mode, projection?: Projection<T>) =>
+      deps.listings.get(id, mode, projection),
   };
 }
 
@@ -68,10 +69,11 @@ export interface ListingQuery {
  */
 async function listingFilter(
   deps: ListingReadDeps,
-  { id: partnerId, access }: { id: string; access: Access },
+  partner: { id: string; test: boolean; access: Access },
   query: ListingQuery,
   extra: readonly (readonly string[])[] = [],
 ): Promise<ListingFilter> {
+  const { id: partnerId, access } = partner;
   const sets: (readonly string[])[] = [...extra];
   if (query.dealerIds.length) {
     await assertKnownInScope(deps, access, query.dealerIds);
@@ -89,6 +91,7 @@ async function listingFilter(
     sets.push([id]);
   }
   return {
+    mode: modeOf(partner),
     profileIds: narrow(access, sets),
     status: query.status === 'all' ? null : query.status,
     updatedSince: query.updatedSince ?? null,
@@ -136,6 +139,8 @@ async function listingPage<T>(
     // Only when set: a cursor issued before these filters existed still matches its filters.
     ...(query.readiness ? { readiness: query.readiness } : {}),
     ...(query.imageState ? { imageState: query.imageState } : {}),
+    // A test walk's cursor is refused by a live request, and the reverse (docs/test-mode.md).
+    ...(filter.mode.test ? { mode: 'test' } : {}),
   };
   const print = fingerprint(filters);
   const parts = filterParts(filters);

@@ -85,6 +85,12 @@ export const rotatedSecretSchema = z.object({
   previousSecretValidUntil: z.string().nullable(),
 });
 
+/** A test secret as issued (docs/test-mode.md): shown in this one answer only. */
+export const testSecretSchema = z.object({
+  id: z.string(),
+  secret: z.string().describe('The test secret, fc_test_…: shown once, here.'),
+});
+
 export type PartnerView = z.output<typeof partnerSchema>;
 export type AccessInput = z.output<typeof accessInputSchema>;
 export type PartnerCreate = z.output<typeof partnerCreateSchema>;

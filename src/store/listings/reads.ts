@@ -1,4 +1,6 @@
+import type { Mode } from '../../domain/access.js';
 import type { Projection, Queryable } from '../db.js';
+import { modeSql } from './mode.js';
 import { LISTING_COLUMNS, LISTING_JOINS, rowToStoredListing, type StoredListing } from './rows.js';
 
 export const SORTS = ['updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'price', '-price'] as const;
@@ -28,6 +30,8 @@ export interface Position {
 }
 
 export interface ListingFilter {
+  /** Live listings, or one partner's test listings (docs/test-mode.md); always named. */
+  mode: Mode;
   /** Dealer profiles to show; null = every profile (global partner, no filter). */
   profileIds: readonly string[] | null;
   /** One status, several (a webhook endpoint's filter), or null for all. */
@@ -77,7 +81,7 @@ const statusList = (status: ListingFilter['status']): readonly string[] =>
 
 /** Builds the WHERE clause from only the predicates in use, so the planner sees a plain query. */
 function where(filter: ListingFilter, params: unknown[], range: Range = {}): string {
-  const clauses: string[] = [];
+  const clauses: string[] = [modeSql(filter.mode, params)];
   if (range.after) {
     params.push(range.after.ts, range.after.id);
     clauses.push(`(l.changed_at, l.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
@@ -115,7 +119,7 @@ function where(filter: ListingFilter, params: unknown[], range: Range = {}): str
     clauses.push(`EXISTS (SELECT 1 FROM listing_images li JOIN image_checks c ON c.url = li.url
       WHERE li.listing_id = l.id AND c.state = $${params.length})`);
   }
-  return clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+  return `WHERE ${clauses.join(' AND ')}`;
 }
 
 /**
@@ -144,13 +148,14 @@ function pageSource(
   return `unnest($${n - 2}::uuid[]) AS d(id) CROSS JOIN unnest($${n - 1}::text[]) AS s(status)
     CROSS JOIN LATERAL (
       SELECT l.id, l.changed_at, l.updated_at FROM listings l
-      ${rest ? `${rest} AND` : 'WHERE'} l.dealer_profile_id = d.id AND l.status = s.status
+      ${rest} AND l.dealer_profile_id = d.id AND l.status = s.status
       ORDER BY ${SORT_SQL[sort]} LIMIT $${n}
     ) l`;
 }
 
 /** Whether countStatement sums counters only (no listing read): filtered by dealers and status alone. */
 const countedFromCounters = (filter: ListingFilter): boolean =>
+  !filter.mode.test &&
   filter.partnerId === null &&
   filter.reference === null &&
   filter.updatedSince === null &&
@@ -172,8 +177,15 @@ function countStatement(
   params: unknown[],
   sideProbe: number,
 ): { name: string; sql: string } {
-  // The image filters have no counters either: their matches are counted.
-  if (filter.partnerId !== null || filter.reference !== null || filter.readiness || filter.imageState)
+  // The image filters have no counters either: their matches are counted. The counters are live
+  // listings' only: a test list is counted (at most TEST_LISTING_LIMIT rows, on their own index).
+  if (
+    filter.mode.test ||
+    filter.partnerId !== null ||
+    filter.reference !== null ||
+    filter.readiness ||
+    filter.imageState
+  )
     return { name: 'CountListings', sql: `SELECT count(*) AS n FROM listings l ${where(filter, params)}` };
   const counters: string[] = [];
   const listings: string[] = [];
@@ -313,15 +325,19 @@ export function listingReadStore(db: Queryable, sideProbe = 5000) {
     /** totalItems of a list (countStatement says how), in a statement of its own. */
     count,
 
+    /** One listing by id, if it is of the mode's data (a live id is unknown in test, and the reverse). */
     async get<T = StoredListing>(
       id: string,
+      mode: Mode,
       projection: Projection<T> = STORED as unknown as Projection<T>,
       tx: Queryable = db,
     ): Promise<T | undefined> {
+      const params: unknown[] = [id];
       const rows = await tx.query(
         'GetListing',
-        `SELECT ${projection.columns} FROM listings l ${projection.joins ?? LISTING_JOINS} WHERE l.id = $1`,
-        [id],
+        `SELECT ${projection.columns} FROM listings l ${projection.joins ?? LISTING_JOINS}
+         WHERE l.id = $1 AND ${modeSql(mode, params)}`,
+        params,
       );
       return rows[0] ? projection.read(rows[0]) : undefined;
     },

@@ -1,6 +1,7 @@
 import type { Projection, Queryable } from '../db.js';
 import { LISTING_FIELDS, type ListingFieldName } from './columns.js';
 import { type ListingSource, listingBodySql, listingTailSql } from './json.js';
+import type { Owner } from './mode.js';
 import { LISTING_JOINS } from './rows.js';
 
 const SQL_TYPE = {
@@ -115,7 +116,7 @@ const statusSource: ListingSource = (c) =>
 
 async function existing(
   tx: Queryable,
-  partnerId: string,
+  owner: Owner,
   references: readonly string[],
   lock: boolean,
 ): Promise<ExistingListing[]> {
@@ -123,9 +124,9 @@ async function existing(
   return tx.query<ExistingListing>(
     lock ? 'LockListings' : 'FindListings',
     `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status
-     FROM listings WHERE partner_id = $1 AND external_reference = ANY($2::text[])
+     FROM listings WHERE partner_id = $1 AND test = $3 AND external_reference = ANY($2::text[])
      ORDER BY external_reference${lock ? ' FOR UPDATE' : ''}`,
-    [partnerId, references],
+    [owner.partnerId, references, owner.test],
   );
 }
 
@@ -135,9 +136,12 @@ const WRITTEN = `l.id, l.external_reference AS reference, l.status, l.dealer_pro
 /**
  * The status history's row of each listing in `from` (a write's rows) that entered a status or
  * moved dealer: a data-modifying CTE of the write's own statement, not a statement of its own.
+ * Live listings only: the history is the live locations' statistics (test listings have none).
  */
-const history = (from: string, where = '') =>
-  `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
+const history = (owner: Owner, from: string, where = '') =>
+  owner.test
+    ? 'SELECT 1'
+    : `INSERT INTO listing_status_history (listing_id, dealer_profile_id, status, changed_at)
      SELECT id, dealer_profile_id, status, write_stamp() FROM ${from}${where}`;
 
 /** The answer's columns for rows `l`: who they are and, with a projection, the listing as it reads them. */
@@ -177,11 +181,11 @@ export function listingWriteStore(db: Queryable) {
      * fixed order so that two overlapping batches cannot deadlock each other.
      */
     async lockExisting(
-      partnerId: string,
+      owner: Owner,
       references: readonly string[],
       tx: Queryable = db,
     ): Promise<ExistingListing[]> {
-      return existing(tx, partnerId, references, true);
+      return existing(tx, owner, references, true);
     },
 
     /**
@@ -189,7 +193,7 @@ export function listingWriteStore(db: Queryable) {
      * ETag). Inside a write's transaction, after its lock, this is the version the write replaces.
      */
     async readOne<T>(
-      partnerId: string,
+      owner: Owner,
       reference: string,
       projection: Projection<T>,
       tx: Queryable = db,
@@ -197,8 +201,8 @@ export function listingWriteStore(db: Queryable) {
       const rows = await tx.query(
         'ReadListingByReference',
         `SELECT ${projection.columns} FROM listings l ${projection.joins ?? LISTING_JOINS}
-         WHERE l.partner_id = $1 AND l.external_reference = $2`,
-        [partnerId, reference],
+         WHERE l.partner_id = $1 AND l.test = $3 AND l.external_reference = $2`,
+        [owner.partnerId, reference, owner.test],
       );
       return rows[0] ? projection.read(rows[0]) : undefined;
     },
@@ -208,11 +212,11 @@ export function listingWriteStore(db: Queryable) {
      * a batch's transaction, for a look at what committed since its locks were taken.
      */
     async findExisting(
-      partnerId: string,
+      owner: Owner,
       references: readonly string[],
       tx: Queryable = db,
     ): Promise<ExistingListing[]> {
-      return existing(tx, partnerId, references, false);
+      return existing(tx, owner, references, false);
     },
 
     /**
@@ -222,7 +226,7 @@ export function listingWriteStore(db: Queryable) {
      * back as that projection reads it.
      */
     async insertNew<T = never>(
-      partnerId: string,
+      owner: Owner,
       rows: readonly ListingRow[],
       tx: Queryable = db,
       { version }: Versioned<T> = {},
@@ -231,17 +235,17 @@ export function listingWriteStore(db: Queryable) {
       const found = await tx.query(
         'InsertListings',
         `WITH w AS (
-           INSERT INTO listings AS l (id, partner_id, external_reference, slug, dealer_profile_id, status, sold_at,
+           INSERT INTO listings AS l (id, partner_id, test, external_reference, slug, dealer_profile_id, status, sold_at,
              created_at, updated_at, read_json, read_json_tail, ${COLUMNS.join(', ')})
-           SELECT x.id, $1, x.reference, x.slug, x.dealer_profile_id, x.status, ${insertSource('sold_at')},
+           SELECT x.id, $1, $3, x.reference, x.slug, x.dealer_profile_id, x.status, ${insertSource('sold_at')},
                   write_stamp(), write_stamp(), ${insertText}, ${COLUMNS.map((c) => `x.${c}`).join(', ')}
            FROM ${RECORDSET}
            ORDER BY x.reference
-           ON CONFLICT (partner_id, external_reference) DO NOTHING
+           ON CONFLICT (partner_id, test, external_reference) DO NOTHING
            RETURNING ${returning(version)}
-         ), h AS (${history('w')})
+         ), h AS (${history(owner, 'w')})
          SELECT ${answer(version)} FROM w l${joins(version)}`,
-        [partnerId, toJson(rows)],
+        [owner.partnerId, toJson(rows), owner.test],
       );
       return found.map((row) => written(row, version));
     },
@@ -254,7 +258,7 @@ export function listingWriteStore(db: Queryable) {
      * unchanged ones too, each as that projection reads it.
      */
     async updateChanged<T = never>(
-      partnerId: string,
+      owner: Owner,
       rows: readonly ListingRow[],
       tx: Queryable = db,
       { version }: Versioned<T> = {},
@@ -265,8 +269,8 @@ export function listingWriteStore(db: Queryable) {
       const unchanged = version
         ? `UNION ALL
            SELECT ${answer(version)}, false AS changed FROM listings l${joins(version)}
-           WHERE l.id = ANY($3::uuid[]) AND l.id NOT IN (SELECT id FROM w)
-             AND (SELECT count(*) FROM w) < cardinality($3::uuid[])`
+           WHERE l.id = ANY($4::uuid[]) AND l.id NOT IN (SELECT id FROM w)
+             AND (SELECT count(*) FROM w) < cardinality($4::uuid[])`
         : '';
       const found = await tx.query(
         'UpdateListings',
@@ -279,15 +283,17 @@ export function listingWriteStore(db: Queryable) {
              updated_at = ${NEXT_UPDATED_AT},
              ${updateText}
            FROM ${RECORDSET}
-           WHERE l.partner_id = $1 AND l.external_reference = x.reference
+           WHERE l.partner_id = $1 AND l.test = $3 AND l.external_reference = x.reference
              AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
                  IS DISTINCT FROM (${NEW_STATUS}, ${NEW_DEALER}, ${COLUMNS.map((c) => `x.${c}`).join(', ')})
            RETURNING ${returning(version)},
              (x.prev_status, x.prev_dealer_profile_id) IS DISTINCT FROM (l.status, l.dealer_profile_id) AS moved
-         ), h AS (${history('w', ' WHERE moved')})
+         ), h AS (${history(owner, 'w', ' WHERE moved')})
          SELECT ${answer(version)}, true AS changed FROM w l${joins(version)}
          ${unchanged}`,
-        version ? [partnerId, toJson(rows), rows.map((r) => r.id)] : [partnerId, toJson(rows)],
+        version
+          ? [owner.partnerId, toJson(rows), owner.test, rows.map((r) => r.id)]
+          : [owner.partnerId, toJson(rows), owner.test],
       );
       return found.map((row) => ({ ...written(row, version), changed: row.changed as boolean }));
     },
@@ -298,7 +304,7 @@ export function listingWriteStore(db: Queryable) {
      * as that projection reads it (changed or not); undefined when there is no such listing.
      */
     async setStatus<T = never>(
-      partnerId: string,
+      owner: Owner,
       reference: string,
       status: string,
       tx: Queryable = db,
@@ -307,19 +313,19 @@ export function listingWriteStore(db: Queryable) {
       const unchanged = version
         ? `UNION ALL
            SELECT ${answer(version)}, false AS changed FROM listings l${joins(version)}
-           WHERE l.partner_id = $1 AND l.external_reference = $2 AND NOT EXISTS (SELECT 1 FROM w)`
+           WHERE l.partner_id = $1 AND l.test = $4 AND l.external_reference = $2 AND NOT EXISTS (SELECT 1 FROM w)`
         : '';
       const rows = await tx.query(
         'SetListingStatus',
         `WITH w AS (
            UPDATE listings l SET status = $3, sold_at = ${STATUS_SOLD_AT}, updated_at = ${NEXT_UPDATED_AT},
              ${statusText}
-           WHERE partner_id = $1 AND external_reference = $2 AND status <> $3
+           WHERE partner_id = $1 AND test = $4 AND external_reference = $2 AND status <> $3
            RETURNING ${returning(version)}
-         ), h AS (${history('w')})
+         ), h AS (${history(owner, 'w')})
          SELECT ${answer(version)}, true AS changed FROM w l${joins(version)}
          ${unchanged}`,
-        [partnerId, reference, status],
+        [owner.partnerId, reference, status, owner.test],
       );
       const row = rows[0];
       if (!row) return { written: undefined, version: undefined };

@@ -20,7 +20,7 @@ export const CLAIM_SQL = `UPDATE webhook_endpoints e
             -- A scalar probe with ORDER BY … LIMIT 1, not EXISTS: EXISTS drops the order, and
             -- the planner then seq-scans listings per endpoint (6 s for 100 endpoints at 100k).
             OR (SELECT true FROM listings l WHERE (l.changed_at, l.id) > (w.position_ts, w.position_id)
-                ORDER BY l.changed_at, l.id LIMIT 1))
+                AND NOT l.test ORDER BY l.changed_at, l.id LIMIT 1))
      ORDER BY w.next_attempt_at LIMIT $3
      FOR UPDATE SKIP LOCKED)
    RETURNING ${COLUMNS}`;

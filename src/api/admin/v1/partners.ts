@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../../domain/errors.js';
+import { messages } from '../../../domain/messages.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
 import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
 import { rotationOf } from '../../../domain/rotation.js';
@@ -12,6 +13,7 @@ import {
   partnerWithSecretSchema,
   rotatedSecretSchema,
   rotationSchema,
+  testSecretSchema,
 } from '../../../domain/shapes/partners.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { uuidParam } from '../../schemas/query.js';
@@ -166,6 +168,49 @@ export function partnerAdminRoutes(
         if (!result) throw notFound(`No partner ${request.params.id}.`);
         reply.header('Cache-Control', 'no-store');
         return { data: result };
+      },
+    );
+
+    app.post(
+      '/partners/:id/test-secret',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary:
+            "Issue the partner's test secret (docs/test-mode.md); a previous one stops working at once",
+          params: idParams,
+          response: {
+            201: z.object({ data: testSecretSchema }),
+            ...errors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const result = await partners.issueTestSecret(request.params.id, auditContext(request));
+        if (!result) throw notFound(`No partner ${request.params.id}.`);
+        reply.code(201).header('Cache-Control', 'no-store');
+        return { data: result };
+      },
+    );
+
+    app.delete(
+      '/partners/:id/test-secret',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary: "Revoke the partner's test secret; its test data stays until wiped or expired",
+          params: idParams,
+          response: {
+            200: z.object({ data: z.object({ id: z.string(), revoked: z.literal(true) }) }),
+            ...errors,
+          },
+        },
+      },
+      async (request) => {
+        const result = await partners.revokeTestSecret(request.params.id, auditContext(request));
+        if (result === undefined) throw notFound(`No partner ${request.params.id}.`);
+        if (!result) throw notFound(messages.noTestSecret(request.params.id));
+        return { data: { id: request.params.id, revoked: true as const } };
       },
     );
   };

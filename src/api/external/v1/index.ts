@@ -4,6 +4,7 @@ import type { ListingReads } from '../../../domain/listings/reads.js';
 import type { ListingWrites } from '../../../domain/listings/writes/index.js';
 import type { LocationReads } from '../../../domain/locations.js';
 import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
+import type { TestData } from '../../../domain/test-data.js';
 import type { WebhookAdmin } from '../../../domain/webhooks/endpoints.js';
 import { partnerAuth } from '../../../http/auth.js';
 import type { Metrics } from '../../../http/metrics.js';
@@ -17,6 +18,7 @@ import { listingWriteRoutes } from './listings/writes.js';
 import { locationRoutes } from './locations.js';
 import { referenceRoutes } from './reference.js';
 import { requestRecordRoutes } from './requests.js';
+import { testDataRoutes } from './test-data.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** What the partner API uses: its use cases, and the HTTP layer's limits and metrics. */
@@ -27,6 +29,8 @@ export interface ExternalApi {
   writes: ListingWrites;
   webhooks: WebhookAdmin;
   requestRecords: RequestRecordReads;
+  /** Test mode's wipe (docs/test-mode.md). */
+  testData: TestData;
   /** How a listing is read for an answer: its stored read-model JSON (store/listings/json.ts). */
   listingJson: Projection<ListingJson>;
   rateLimits: RateLimits;
@@ -49,6 +53,7 @@ export function externalRoutes(api: ExternalApi): FastifyPluginAsync {
     await app.register(webhookRoutes(api.webhooks));
     await app.register(eventRoutes(api.webhooks));
     await app.register(requestRecordRoutes(api.requestRecords));
+    await app.register(testDataRoutes(api.testData));
     await app.register(referenceRoutes);
   };
 }

@@ -116,11 +116,7 @@ export function locationRoutes(
       async (request, reply) => {
         const partner = request.partner!;
         const query = request.query;
-        const { data, total, pagination } = await locations.find(
-          partner.access,
-          query,
-          locationJsonProjection,
-        );
+        const { data, total, pagination } = await locations.find(partner, query, locationJsonProjection);
         const rest = locationListRest.parse({
           ...(pagination ? { pagination } : {}),
           meta: {

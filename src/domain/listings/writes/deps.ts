@@ -2,6 +2,7 @@ import type { Db, Projection } from '../../../store/db.js';
 import type { DealerStore } from '../../../store/dealers.js';
 import type { ListingWriteStore } from '../../../store/listings/writes.js';
 import type { SyncHorizonStore } from '../../../store/sync-horizon.js';
+import type { TestDataStore } from '../../../store/test-data.js';
 import type { ListingBodySchema } from '../items.js';
 
 /** What writing listings needs: the stores it touches and the bound on its transactions. */
@@ -9,6 +10,8 @@ export interface ListingWriteDeps {
   db: Pick<Db, 'transaction'>;
   dealers: Pick<DealerStore, 'existing' | 'idsByCodes'>;
   store: ListingWriteStore;
+  /** A test write's size check (docs/test-mode.md). */
+  testData: Pick<TestDataStore, 'lockAndCount'>;
   /** Told after each write, so that a walk starting after the answer sees a fresh horizon. */
   syncHorizon: Pick<SyncHorizonStore, 'forget'>;
   /** Validates a listing body (built with the service's settings: history report hosts). */

@@ -1,3 +1,4 @@
+import { ownerOf } from '../../../store/listings/mode.js';
 import type { Partner } from '../../access.js';
 import { inScope } from '../../access.js';
 import { ProblemError, problem } from '../../errors.js';
@@ -107,7 +108,7 @@ async function patchOnce(
   patch: Record<string, unknown>,
   options: PatchOptions,
 ): Promise<{ result: ItemResult; etag: string }> {
-  const base = await readVersion(deps, partner.id, reference);
+  const base = await readVersion(deps, ownerOf(partner), reference);
   // A patch never creates: there is nothing to apply it to.
   if (!base) throw problem('NOT_FOUND', messages.noListingWithReference(reference));
   if (!inScope(partner.access, base.dealerId)) {
@@ -147,8 +148,8 @@ async function patchOnce(
     const outcome = await withWriteRetry(() =>
       deps.db.transaction(
         async (tx) => {
-          const locked = await deps.store.lockExisting(partner.id, [reference], tx);
-          const now = await readVersion(deps, partner.id, reference, tx);
+          const locked = await deps.store.lockExisting(ownerOf(partner), [reference], tx);
+          const now = await readVersion(deps, ownerOf(partner), reference, tx);
           // The comparison under the lock: the write applies only to the version patched above.
           if (now?.etag !== base.etag) throw new Moved();
           const local: typeof errors = [];

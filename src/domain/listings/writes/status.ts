@@ -1,4 +1,5 @@
 import { DbError } from '../../../store/errors.js';
+import { ownerOf } from '../../../store/listings/mode.js';
 import type { Partner } from '../../access.js';
 import { inScope } from '../../access.js';
 import { problem } from '../../errors.js';
@@ -33,7 +34,7 @@ export async function changeStatus(
     withWriteRetry(() =>
       deps.db.transaction(
         async (tx) => {
-          const [current] = await deps.store.lockExisting(partner.id, [reference], tx);
+          const [current] = await deps.store.lockExisting(ownerOf(partner), [reference], tx);
           if (!current) throw problem('NOT_FOUND', messages.noListingWithReference(reference));
           if (!inScope(partner.access, current.dealerProfileId)) {
             throw problem(
@@ -45,13 +46,15 @@ export async function changeStatus(
           // answers with the version that stays: read before the change it rolls back.
           const before =
             options.dryRun || (options.ifMatch !== undefined && options.ifMatch.trim() !== '')
-              ? await readVersion(deps, partner.id, reference, tx)
+              ? await readVersion(deps, ownerOf(partner), reference, tx)
               : undefined;
           if (!ifMatchHolds(options.ifMatch, before?.etag)) throw preconditionFailed(reference, before?.etag);
           // The change and its status history in one statement, which also returns the listing's
           // new version (or, unchanged, its current one) for the answer's ETag.
           const { written: changed, version } = await deps.store
-            .setStatus(partner.id, reference, status, tx, { version: options.dryRun ? undefined : deps.view })
+            .setStatus(ownerOf(partner), reference, status, tx, {
+              version: options.dryRun ? undefined : deps.view,
+            })
             .catch((error: unknown) => {
               // Fix (model tests): a listing without a price moved to active or pending broke the
               // table's check and answered 500; the rule is a validation failure like on PUT.

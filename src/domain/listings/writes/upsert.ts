@@ -1,3 +1,4 @@
+import { ownerOf } from '../../../store/listings/mode.js';
 import type { ExistingListing } from '../../../store/listings/writes.js';
 import type { Partner } from '../../access.js';
 import { ProblemError } from '../../errors.js';
@@ -71,8 +72,8 @@ export async function upsertListings(
           let locked: ExistingListing[] | undefined;
           if (single !== undefined && (ifMatch !== undefined || options.dryRun)) {
             // Locked first, so the version compared is the version replaced.
-            locked = await deps.store.lockExisting(partner.id, [single], tx);
-            before = await readVersion(deps, partner.id, single, tx);
+            locked = await deps.store.lockExisting(ownerOf(partner), [single], tx);
+            before = await readVersion(deps, ownerOf(partner), single, tx);
             if (!ifMatchHolds(ifMatch, before?.etag)) throw preconditionFailed(single, before?.etag);
           }
           // A single write's new ETag comes with it: the statement that writes the listing (or

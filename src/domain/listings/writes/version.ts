@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../store/db.js';
+import type { Owner } from '../../../store/listings/mode.js';
 import { listingEtag } from '../../etag.js';
 import type { ListingWriteDeps } from './deps.js';
 
@@ -16,10 +17,10 @@ export function versionOf(read: { json: string; dealerId: string }): Version {
 /** The listing's current version (its JSON as a GET shows it, and its ETag), or undefined. */
 export async function readVersion(
   deps: Pick<ListingWriteDeps, 'store' | 'view'>,
-  partnerId: string,
+  owner: Owner,
   reference: string,
   tx?: Queryable,
 ): Promise<Version | undefined> {
-  const found = await deps.store.readOne(partnerId, reference, deps.view, tx);
+  const found = await deps.store.readOne(owner, reference, deps.view, tx);
   return found && versionOf(found);
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../../store/db.js';
+import { ownerOf } from '../../../store/listings/mode.js';
 import type { ExistingListing, ListingRow, WrittenListing } from '../../../store/listings/writes.js';
 import { inScope, type Partner } from '../../access.js';
 import { ProblemError, problem } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { makeSlug } from '../../slug.js';
+import { assertTestRoom } from '../../test-data.js';
 import { crossFieldIssues, resultingStatus } from '../checks.js';
 import type { Status } from '../input.js';
 import {
@@ -39,7 +41,7 @@ export interface BatchOptions {
  * and with `versions` each one's version, read by the statement that wrote it.
  */
 export async function writeBatch(
-  deps: Pick<ListingWriteDeps, 'store' | 'view'>,
+  deps: Pick<ListingWriteDeps, 'store' | 'view' | 'testData'>,
   partner: Partner,
   batch: Prepared[],
   dealers: Map<number, string>,
@@ -50,7 +52,7 @@ export async function writeBatch(
   const locked =
     options.locked ??
     (await deps.store.lockExisting(
-      partner.id,
+      ownerOf(partner),
       batch.map((p) => p.reference),
       tx,
     ));
@@ -68,14 +70,15 @@ export async function writeBatch(
     .slice(refusedBefore)
     .map((e) => e.externalReference)
     .filter((ref): ref is string => typeof ref === 'string' && !existing.has(ref));
-  if (refusedAbsent.length && (await deps.store.findExisting(partner.id, refusedAbsent, tx)).length) {
+  if (refusedAbsent.length && (await deps.store.findExisting(ownerOf(partner), refusedAbsent, tx)).length) {
     throw new Raced();
   }
   const rows = [...winners.values()].map(({ p, checked }) => toRow(p, checked, existing.get(p.reference)));
   const version = options.versions ? deps.view : undefined;
 
   const fresh = rows.filter((r) => !existing.has(r.reference));
-  const inserted = await deps.store.insertNew(partner.id, fresh, tx, { version });
+  if (partner.test && fresh.length) await assertTestRoom(deps.testData, partner.id, fresh.length, tx);
+  const inserted = await deps.store.insertNew(ownerOf(partner), fresh, tx, { version });
   // A reference another transaction created after our first look was skipped by the insert.
   // Fix (model tests): every check above (dealer required, price required, which occurrence of a
   // repeated reference wins) was made against "no listing", so answering from them mixed two
@@ -84,7 +87,7 @@ export async function writeBatch(
   if (inserted.length < fresh.length) throw new Raced();
   const insertedRefs = new Set(inserted.map((r) => r.reference));
   const answered = await deps.store.updateChanged(
-    partner.id,
+    ownerOf(partner),
     rows.filter((r) => !insertedRefs.has(r.reference)),
     tx,
     { version },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { inScope } from '../../../../domain/access.js';
+import { inScope, modeOf } from '../../../../domain/access.js';
 import { notFound } from '../../../../domain/errors.js';
 import { listingEtag } from '../../../../domain/etag.js';
 import type { ListingQuery, ListingReads } from '../../../../domain/listings/reads.js';
@@ -105,7 +105,7 @@ export function listingRoutes(listings: ListingReads, json: Projection<ListingJs
       async (request, reply) => {
         const partner = request.partner!;
         // The id lower-cased to read by it; the text as received to look for a reference equal to it.
-        const listing = await listings.get(request.params.id.toLowerCase(), json);
+        const listing = await listings.get(request.params.id.toLowerCase(), modeOf(partner), json);
         // Outside the scope looks exactly like absent: ids of other partners' listings are not confirmed.
         if (!listing || !inScope(partner.access, listing.dealerId)) {
           throw notFound(
