@@ -163,6 +163,47 @@ test('PostgreSQL: prepared statements are planned for their values every time', 
   }
 });
 
+test('PostgreSQL: no statement of the service is JIT-compiled, in either pool mode, and nothing stays set', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
+  // A listing insert's estimate passes jit_above_cost: with JIT on (Debian's default) every PUT of
+  // a new listing spent about 80 ms compiling (src/store/postgres-statements.ts, JIT_OFF).
+  const jitOf = async (q: Queryable) =>
+    (await q.query<{ jit: string }>('T', "SELECT current_setting('jit') AS jit"))[0]!.jit;
+  for (const poolMode of ['session', 'transaction'] as const) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-jit-'));
+    const db = await openDb({ ...options(dir), poolMode });
+    try {
+      assert.equal(await jitOf(db), 'off', `${poolMode}: a statement alone`);
+      assert.equal(await db.transaction((tx) => jitOf(tx)), 'off', `${poolMode}: in a transaction`);
+      assert.equal(
+        await db.transaction((tx) => jitOf(tx), { genericPlans: true }),
+        'off',
+        `${poolMode}: in a write's transaction`,
+      );
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  // Behind a transaction-mode pooler the server connection goes to the next client as it came.
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+  const client = await pool.connect();
+  try {
+    const before = (await client.query('SHOW jit')).rows;
+    const inside = await boundedStatement(
+      client,
+      { text: "SELECT current_setting('jit') AS jit", values: [] },
+      4321,
+    );
+    assert.deepEqual(inside.rows, [{ jit: 'off' }]);
+    assert.deepEqual((await client.query('SHOW jit')).rows, before);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+});
+
 test('PostgreSQL, DATABASE_POOL_MODE=transaction: a value pg cannot bind leaves no timeout on the connection', {
   skip: !process.env.DATABASE_URL,
 }, async () => {

@@ -91,8 +91,20 @@ export function sessionSettings(statementTimeoutMs: number): string {
     // A transaction left open by a crashed handler must not hold locks indefinitely.
     `SET idle_in_transaction_session_timeout = ${Math.ceil(statementTimeoutMs * 2)}`,
     'SET plan_cache_mode = force_custom_plan',
+    JIT_OFF,
   ].join('; ');
 }
+
+/**
+ * No JIT compilation on the service's statements, in any mode. PostgreSQL compiles a plan whose
+ * estimated cost passes jit_above_cost (100,000 by default), and a listing insert's estimate
+ * does: its source is a JSON array PostgreSQL takes for 100 rows, each with the read model's
+ * image subqueries. So with `jit = on` (the default where PostgreSQL is built with LLVM, as
+ * Debian's is) every single PUT of a new listing compiled about 80 functions first: 88 ms a PUT,
+ * 79 of them compiling, against 3.3 ms without (bench/write-statements.ts --time 200, one after
+ * another). The service's statements are short OLTP; none gains from JIT.
+ */
+const JIT_OFF = 'SET jit = off';
 
 /**
  * Sent with BEGIN, in the same message (no extra round trip), in both modes: SET LOCAL lasts until
@@ -106,6 +118,8 @@ export function localSettings(statementTimeoutMs: number, genericPlans = false):
     'BEGIN',
     `SET LOCAL statement_timeout = ${Math.ceil(statementTimeoutMs)}`,
     `SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(statementTimeoutMs * 2)}`,
+    // Again here: behind a transaction-mode pooler the session's settings are never sent.
+    'SET LOCAL jit = off',
     ...(genericPlans ? ['SET LOCAL plan_cache_mode = auto'] : []),
   ].join('; ');
 }
@@ -126,16 +140,16 @@ type QueryInternals = pg.Query & {
 };
 
 /**
- * One statement outside a transaction, with its own statement_timeout, in ONE round trip, through
- * any pooler: `SET statement_timeout`, the statement and `RESET statement_timeout`, each parsed,
- * bound and executed, then a single Sync. Up to that Sync the three are one implicit transaction,
- * which a transaction-mode pooler keeps on one server connection, and PostgreSQL arms the timeout
- * afresh for each Execute, so the statement runs under the value just set. The RESET hands the
- * server connection back as it was found; when the statement fails, the implicit transaction
- * aborts, which undoes the SET as well. Not `SET LOCAL`: outside an explicit transaction block it
- * logs a warning, a line per statement. Not a transaction of its own (BEGIN + SET LOCAL, the
- * statement, COMMIT): two more round trips, measured in docs/benchmarks.md. Not a multi-statement
- * query: it takes no parameters.
+ * One statement outside a transaction, with its own statement_timeout (and no JIT), in ONE round
+ * trip, through any pooler: `SET statement_timeout`, `SET jit = off`, the statement and the two
+ * RESETs, each parsed, bound and executed, then a single Sync. Up to that Sync the five are one
+ * implicit transaction, which a transaction-mode pooler keeps on one server connection, and
+ * PostgreSQL arms the timeout afresh for each Execute, so the statement runs under the values just
+ * set. The RESETs hand the server connection back as it was found; when the statement fails, the
+ * implicit transaction aborts, which undoes the SETs as well. Not `SET LOCAL`: outside an explicit
+ * transaction block it logs a warning, a line per statement. Not a transaction of its own (BEGIN +
+ * SET LOCAL, the statement, COMMIT): two more round trips, measured in docs/benchmarks.md. Not a
+ * multi-statement query: it takes no parameters.
  */
 export function boundedStatement(
   client: pg.PoolClient,
@@ -152,8 +166,8 @@ export function boundedStatement(
     const extended = { ...config, values, queryMode: 'extended' } as pg.QueryConfig;
     const query = new pg.Query(extended, (error, results) => {
       if (error) reject(error);
-      // Three results: the SET's, the statement's, the RESET's.
-      else resolve((results as unknown as pg.QueryResult[])[1]!);
+      // Five results: the two SETs', the statement's, the two RESETs'.
+      else resolve((results as unknown as pg.QueryResult[])[2]!);
     }) as QueryInternals;
     const unnamed = (connection: WireConnection, text: string) => {
       connection.parse({ text, name: '', types: [] });
@@ -163,11 +177,13 @@ export function boundedStatement(
     const prepare = query.prepare;
     query.prepare = function (connection) {
       unnamed(connection, `SET statement_timeout = ${Math.ceil(timeoutMs)}`);
+      unnamed(connection, JIT_OFF);
       prepare.call(this, connection);
     };
     query._getRows = function (connection, rows) {
       connection.execute({ portal: this.portal, rows });
       unnamed(connection, 'RESET statement_timeout');
+      unnamed(connection, 'RESET jit');
       connection.sync();
     };
     client.query(query);
