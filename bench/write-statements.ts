@@ -9,7 +9,7 @@
  * Without --database-url: PGlite in a temporary directory. With it: a new database on that
  * server, dropped at the end. A round trip is one statement, or the transaction's BEGIN (with its
  * settings) or COMMIT. With --time N, N single PUTs of new listings and N that change one, one
- * after another, with the milliseconds each statement took (from sending to the answer) and what
+ * after another, then N/10 bulk upserts of 100 new listings, with the milliseconds each statement took (from sending to the answer) and what
  * was spent between statements (the domain's own work), per PUT.
  */
 
@@ -233,37 +233,48 @@ try {
     return (user + system) / 1000;
   };
   cpu.now = () => ownMs() + (url ? backendMs() : 0);
-  for (const [label, ref] of [
-    ['PUT new', (i: number) => ({ reference: `T-${i}`, mileage: 0 })],
-    ['PUT changed', (i: number) => ({ reference: `T-${i}`, mileage: 50_000 + i })],
+  // A bulk of 100 new listings a tenth as often as the PUTs (each is 100 listings).
+  const newBulk = (i: number) =>
+    writes.upsert(
+      partner,
+      Array.from({ length: 100 }, (_, k) => ({
+        index: k,
+        reference: `N-${i}-${k}`,
+        body: body(`N-${i}-${k}`, k),
+      })),
+      { dryRun: false },
+    );
+  for (const [label, runs, write] of [
+    ['PUT new', times, (i: number) => put(`T-${i}`, body(`T-${i}`, i))],
+    ['PUT changed', times, (i: number) => put(`T-${i}`, body(`T-${i}`, i, 50_000 + i))],
+    ['bulk of 100 new', Math.ceil(times / 10), newBulk],
   ] as const) {
     if (!times) break;
     const byName = new Map<string, number>();
     const cpuByName = new Map<string, number>();
     let total = 0;
     const [own, server] = [ownMs(), backendMs()];
-    for (let i = 0; i < times; i++) {
-      const { reference, mileage } = ref(i);
+    for (let i = 0; i < runs; i++) {
       log.length = 0;
       const t = performance.now();
-      await put(reference, body(reference, i, mileage));
+      await write(i);
       total += performance.now() - t;
       for (const s of log) {
         byName.set(s.name, (byName.get(s.name) ?? 0) + (s.ms ?? 0));
         cpuByName.set(s.name, (cpuByName.get(s.name) ?? 0) + (s.cpu ?? 0));
       }
     }
-    const cpu = `CPU ${((ownMs() - own) / times).toFixed(3)} ms here${url ? `, ${((backendMs() - server) / times).toFixed(3)} ms in PostgreSQL` : ''}`;
+    const cpu = `CPU ${((ownMs() - own) / runs).toFixed(3)} ms here${url ? `, ${((backendMs() - server) / runs).toFixed(3)} ms in PostgreSQL` : ''}`;
     const inStatements = [...byName.values()].reduce((a, b) => a + b, 0);
-    console.log(`\n${label}, ${times} one after another: ${(total / times).toFixed(3)} ms each; ${cpu}`);
+    console.log(`\n${label}, ${runs} one after another: ${(total / runs).toFixed(3)} ms each; ${cpu}`);
     console.log('    time       CPU');
     for (const [name, ms] of byName) {
-      const c = cpuByName.get(name)! / times;
+      const c = cpuByName.get(name)! / runs;
       console.log(
-        `${(ms / times).toFixed(3).padStart(8)}  ${c ? c.toFixed(3).padStart(8) : '        '}  ${name}`,
+        `${(ms / runs).toFixed(3).padStart(8)}  ${c ? c.toFixed(3).padStart(8) : '        '}  ${name}`,
       );
     }
-    console.log(`${((total - inStatements) / times).toFixed(3).padStart(8)}  (between statements)`);
+    console.log(`${((total - inStatements) / runs).toFixed(3).padStart(8)}  (between statements)`);
   }
   if (values.explain) {
     for (const s of explained) {
