@@ -1,6 +1,6 @@
 // @ts-check
 // One partner: its secret (rotation with grace, and whether it moved), rate limit, disable and
-// enable, usage over 24 hours or 7 days, failed requests, webhooks, and editing it.
+// enable, usage over 24 hours or 7 days, failed requests, image health, webhooks, and editing it.
 import { api } from '../admin-api.js';
 import { fmt, lastUse, when } from '../format.js';
 import { redraw } from '../redraw.js';
@@ -20,6 +20,7 @@ import {
   text,
   toast,
 } from '../ui.js';
+import { imageHealthOf } from './image-health.js';
 import { editPartner } from './partner-edit.js';
 import { failureTable } from './requests.js';
 import { endpointsOf } from './webhooks.js';
@@ -274,6 +275,7 @@ export async function partner(id, window = '24h') {
       h('a', { href: `#/requests?partnerId=${id}` }, 'all, with filters'),
     ),
     failureTable(failures.data, false, `?partnerId=${id}`),
+    await imageHealthOf(id),
     h('h2', {}, 'Webhook endpoints'),
     await endpointsOf(id),
     h('h2', {}, 'Edit'),
