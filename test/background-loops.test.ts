@@ -111,7 +111,7 @@ describe('background loops over a real database, without HTTPS', () => {
     const receiver: Receiver = await startReceiver({ slowMs: 600 });
     const { partner, write } = await partnerWithDealer();
     const endpoint = await useCases.webhooks.create(
-      { id: partner.id, access: partner.access },
+      { id: partner.id, test: false, access: partner.access },
       { url: receiver.url },
       localContext('test'),
     );

@@ -29,6 +29,10 @@ export const LIVE: Mode = { test: false };
 export const modeOf = (partner: Pick<Partner, 'id' | 'test'>): Mode =>
   partner.test ? { test: true, partnerId: partner.id } : LIVE;
 
+/** The mode of a webhook endpoint's walks: the mode of the secret that registered it. */
+export const endpointMode = (endpoint: { partnerId: string; test: boolean }): Mode =>
+  endpoint.test ? { test: true, partnerId: endpoint.partnerId } : LIVE;
+
 export interface Partner {
   id: string;
   /** The request sent the partner's test secret. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 /**
@@ -85,6 +86,8 @@ export function eventStore(db: Queryable) {
      */
     async page(
       filter: {
+        /** Live events, or one partner's test events (docs/test-mode.md). */
+        mode: Mode;
         types: readonly string[];
         profileIds: readonly string[] | null;
         statuses: readonly string[] | null;
@@ -102,8 +105,8 @@ export function eventStore(db: Queryable) {
            AND type = ANY($5::text[])
            AND ($6::uuid[] IS NULL OR profile_id = ANY($6::uuid[]))
            AND ($8::text[] IS NULL OR status = ANY($8::text[]))
-           -- Endpoints are live: a test listing's event is never delivered (docs/test-mode.md).
-           AND NOT test
+           -- A live walk never reads a test event, a test walk only its partner's (docs/test-mode.md).
+           AND test = $10 AND (NOT test OR partner_id = $11::uuid)
          ORDER BY stamp, seq LIMIT $9`,
         [
           range.after.ts,
@@ -115,6 +118,8 @@ export function eventStore(db: Queryable) {
           range.horizon,
           filter.statuses,
           limit,
+          filter.mode.test,
+          filter.mode.test ? filter.mode.partnerId : null,
         ],
       );
       return rows.map((row) => ({

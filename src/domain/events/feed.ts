@@ -1,6 +1,6 @@
 import type { EventPosition, EventStore } from '../../store/events.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
-import type { Access } from '../access.js';
+import { type Access, modeOf } from '../access.js';
 import { type CursorCodec, fingerprint } from '../cursor.js';
 import { fieldProblem } from '../errors.js';
 import { OUTBOX_EVENT_TYPES } from './registry.js';
@@ -19,7 +19,7 @@ export function eventFeed(deps: {
   cursors: CursorCodec;
 }) {
   return async function eventPage(
-    partner: { access: Access },
+    partner: { id: string; test: boolean; access: Access },
     query: {
       types?: readonly string[] | undefined;
       cursor?: string | undefined;
@@ -47,11 +47,15 @@ export function eventFeed(deps: {
     // The horizon first, in a statement of its own (store/sync-horizon.ts says why).
     const horizon = await deps.syncHorizon.current();
     const profileIds = partner.access.scope === 'global' ? null : partner.access.profileIds;
-    const rows = await deps.events.page({ types, profileIds, statuses: null }, pageSize, {
-      after,
-      through: null,
-      horizon,
-    });
+    const rows = await deps.events.page(
+      { mode: modeOf(partner), types, profileIds, statuses: null },
+      pageSize,
+      {
+        after,
+        through: null,
+        horizon,
+      },
+    );
     const firstUnsettled = rows.findIndex((r) => !r.settled);
     const settled = firstUnsettled === -1 ? rows : rows.slice(0, firstUnsettled);
     const last = settled[settled.length - 1];

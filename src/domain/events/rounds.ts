@@ -9,6 +9,7 @@ import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import type { EventStreamRecord, WebhookEventStreamStore } from '../../store/webhooks/event-streams.js';
 import type { AttemptOutcome, EndpointRecord, WebhookStore } from '../../store/webhooks/index.js';
+import { endpointMode, type Mode } from '../access.js';
 import { keptAnswer } from '../webhooks/answer.js';
 import { afterFailure } from '../webhooks/retry.js';
 import { endpointScope } from '../webhooks/scope.js';
@@ -85,7 +86,7 @@ export function eventRounds(deps: EventRoundDeps) {
 
   async function nextDelivery(
     stream: EventStreamRecord,
-    filter: { types: string[]; profileIds: string[] | null; statuses: string[] | null },
+    filter: { mode: Mode; types: string[]; profileIds: string[] | null; statuses: string[] | null },
   ): Promise<EventDelivery | { advanceTo: EventPosition | null }> {
     if (stream.pending) {
       // The same stretch again: events never change, so it carries what it carried (less what
@@ -203,7 +204,8 @@ export function eventRounds(deps: EventRoundDeps) {
       const types = endpoint.events.filter((name) =>
         (OUTBOX_EVENT_TYPES as readonly string[]).includes(name),
       );
-      const filter = { types, ...scope };
+      // A test endpoint walks its partner's test events only, a live one live events only.
+      const filter = { mode: endpointMode(endpoint), types, ...scope };
       for (let batch = 0; batch < BATCHES_PER_LEASE && !stopping(); batch++) {
         if (batch > 0 && deps.saturated?.()) return;
         const next = await nextDelivery(stream, filter);

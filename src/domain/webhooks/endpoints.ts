@@ -46,6 +46,8 @@ interface WebhookAdminDeps {
 
 interface Caller {
   id: string;
+  /** The request sent the partner's test secret: its test endpoints only (docs/test-mode.md). */
+  test: boolean;
   access: Access;
 }
 
@@ -56,7 +58,8 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
   /** The caller's endpoint; another partner's is answered like an unknown one. */
   async function own(partner: Caller, id: string): Promise<EndpointRecord> {
     const record = await deps.store.get(id);
-    if (!record || record.partnerId !== partner.id) throw notFound(id);
+    // An endpoint of the other mode is answered like an unknown one: the two are listed apart.
+    if (!record || record.partnerId !== partner.id || record.test !== partner.test) throw notFound(id);
     return record;
   }
 
@@ -123,7 +126,15 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
       const secret = generateWebhookSecret();
       const record = await deps.db.transaction(async (tx) => {
         const created = await deps.store.create(
-          { partnerId: partner.id, url, description: input.description ?? null, ...filter, events, secret },
+          {
+            partnerId: partner.id,
+            test: partner.test,
+            url,
+            description: input.description ?? null,
+            ...filter,
+            events,
+            secret,
+          },
           start,
           tx,
         );
@@ -139,7 +150,7 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
     },
 
     async list(partner: Caller) {
-      return (await deps.store.list(partner.id)).map(endpointView);
+      return (await deps.store.list(partner.id, partner.test)).map(endpointView);
     },
 
     async get(partner: Caller, id: string) {

@@ -6,7 +6,7 @@ import type { ListingFilter, ListingReadStore, PageRow, Position } from '../../s
 import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type EndpointRecord, NIL_UUID } from '../../store/webhooks/index.js';
-import { LIVE } from '../access.js';
+import { endpointMode } from '../access.js';
 import { endpointScope } from './scope.js';
 
 /** At most this many listings per delivery (the contract's limit). */
@@ -43,8 +43,8 @@ export function deliveryWalk(deps: {
     const scope = await endpointScope(deps, endpoint);
     if (!scope) return null;
     return {
-      // Endpoints are live: a test listing is never delivered (docs/test-mode.md).
-      mode: LIVE,
+      // A test endpoint walks its partner's test listings, a live one live listings (docs/test-mode.md).
+      mode: endpointMode(endpoint),
       profileIds: scope.profileIds,
       status: scope.statuses,
       updatedSince: null,

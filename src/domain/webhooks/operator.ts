@@ -22,7 +22,7 @@ export function webhookOperator(deps: WebhookOperatorDeps) {
   return {
     /** Operator: every endpoint, or one partner's. */
     async listAll(partnerId: string | null) {
-      return (await deps.store.list(partnerId)).map(endpointView);
+      return (await deps.store.list(partnerId, null)).map(endpointView);
     },
 
     async getAny(id: string) {

@@ -19,8 +19,8 @@ export function webhookEndpointStore(db: Queryable) {
         'CreateWebhookEndpoint',
         `WITH created AS (
            INSERT INTO webhook_endpoints (id, partner_id, url, description, filter_statuses, filter_profile_ids,
-             secret, position_ts, position_id, events)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *),
+             secret, position_ts, position_id, events, test)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *),
          stream AS (
            INSERT INTO webhook_event_streams (endpoint_id, position_ts, position_seq)
            SELECT id, position_ts, 0 FROM created)
@@ -36,6 +36,7 @@ export function webhookEndpointStore(db: Queryable) {
           start.ts,
           start.id,
           input.events,
+          input.test,
         ],
       );
       return toRecord(rows[0]!);
@@ -50,13 +51,21 @@ export function webhookEndpointStore(db: Queryable) {
       return rows[0] ? toRecord(rows[0]) : undefined;
     },
 
-    /** Every endpoint of one partner (null: of all partners), oldest first. */
-    async list(partnerId: string | null, tx: Queryable = db): Promise<EndpointRecord[]> {
+    /**
+     * Every endpoint of one partner (null: of all partners) in one mode (null: both), oldest
+     * first. A partner lists its live and its test endpoints apart (docs/test-mode.md).
+     */
+    async list(
+      partnerId: string | null,
+      test: boolean | null,
+      tx: Queryable = db,
+    ): Promise<EndpointRecord[]> {
       const rows = await tx.query(
         'ListWebhookEndpoints',
-        `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ($1::uuid IS NULL OR partner_id = $1)
+        `SELECT ${COLUMNS} FROM webhook_endpoints
+         WHERE ($1::uuid IS NULL OR partner_id = $1) AND ($2::boolean IS NULL OR test = $2)
          ORDER BY created_at, id`,
-        [partnerId],
+        [partnerId, test],
       );
       return rows.map(toRecord);
     },

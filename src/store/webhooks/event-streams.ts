@@ -59,7 +59,7 @@ export function webhookEventStreamStore(db: Queryable) {
              AND (w.lease_until IS NULL OR w.lease_until < clock_timestamp())
              AND (w.pending_delivery_id IS NOT NULL
                   OR (SELECT true FROM events v WHERE (v.stamp, v.seq) > (w.position_ts, w.position_seq)
-                      AND NOT v.test ORDER BY v.stamp, v.seq LIMIT 1))
+                      AND v.test = e.test AND (NOT v.test OR v.partner_id = e.partner_id) ORDER BY v.stamp, v.seq LIMIT 1))
            ORDER BY w.next_attempt_at LIMIT $3
            FOR UPDATE OF w SKIP LOCKED)
          RETURNING ${STREAM_COLUMNS}`,

@@ -19,8 +19,11 @@ export const CLAIM_SQL = `UPDATE webhook_endpoints e
        AND (w.pending_delivery_id IS NOT NULL
             -- A scalar probe with ORDER BY … LIMIT 1, not EXISTS: EXISTS drops the order, and
             -- the planner then seq-scans listings per endpoint (6 s for 100 endpoints at 100k).
-            OR (SELECT true FROM listings l WHERE (l.changed_at, l.id) > (w.position_ts, w.position_id)
+            OR (NOT w.test AND (SELECT true FROM listings l WHERE (l.changed_at, l.id) > (w.position_ts, w.position_id)
                 AND NOT l.test ORDER BY l.changed_at, l.id LIMIT 1))
+            -- A test endpoint walks its partner's test listings (docs/test-mode.md), on their index.
+            OR (w.test AND (SELECT true FROM listings l WHERE l.test AND l.partner_id = w.partner_id
+                AND (l.changed_at, l.id) > (w.position_ts, w.position_id) ORDER BY l.changed_at, l.id LIMIT 1)))
      ORDER BY w.next_attempt_at LIMIT $3
      FOR UPDATE SKIP LOCKED)
    RETURNING ${COLUMNS}`;

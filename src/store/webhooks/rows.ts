@@ -9,6 +9,8 @@ import type { Position } from '../listings/reads.js';
 export interface EndpointRecord {
   id: string;
   partnerId: string;
+  /** Registered with a test secret: walks its partner's test data only (docs/test-mode.md). */
+  test: boolean;
   url: string;
   description: string | null;
   filterStatuses: string[] | null;
@@ -54,6 +56,7 @@ export interface AttemptRecord {
 
 export interface NewEndpoint {
   partnerId: string;
+  test: boolean;
   url: string;
   description: string | null;
   filterStatuses: string[] | null;
@@ -91,7 +94,7 @@ export const COLUMNS = `id, partner_id, url, description, filter_statuses, filte
   disabled_reason, disabled_at, held_by_operator, secret, previous_secret, previous_secret_expires_at,
   ${TS('position_ts')} AS position_ts, position_id, pending_delivery_id,
   ${TS('pending_through_ts')} AS pending_through_ts, pending_through_id, pending_attempt,
-  failing_since, next_attempt_at, created_at, updated_at`;
+  failing_since, next_attempt_at, created_at, updated_at, test`;
 
 export const iso = (value: unknown) => (value ? (value as Date).toISOString() : null);
 
@@ -99,6 +102,7 @@ export function toRecord(row: Record<string, unknown>): EndpointRecord {
   return {
     id: row.id as string,
     partnerId: row.partner_id as string,
+    test: row.test as boolean,
     url: row.url as string,
     description: row.description as string | null,
     filterStatuses: row.filter_statuses as string[] | null,

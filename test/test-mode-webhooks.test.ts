@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  bootApp,
+  createPartner,
+  createTree,
+  EXT,
+  listingBody,
+  type TestApp,
+  type Tree,
+} from './helpers/app.js';
+import { eventually } from './helpers/eventually.js';
+import { putListing } from './helpers/listings-api.js';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+
+/**
+ * Webhooks in test mode (docs/test-mode.md): an endpoint registered with a test secret receives
+ * its partner's test listings only, a live one live listings only; each mode lists and reads only
+ * its own endpoints.
+ */
+const SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'];
+
+describe('webhooks in test mode', () => {
+  let app: TestApp;
+  let tree: Tree;
+  const p = { id: '', live: '', test: '' };
+  let otherTest = '';
+  let liveSink: Receiver;
+  let testSink: Receiver;
+
+  before(async () => {
+    app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '1000' });
+    tree = await createTree(app);
+    const created = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+    p.id = created.id;
+    p.live = created.secret;
+    p.test = (await app.admin<{ secret: string }>('POST', `/partners/${p.id}/test-secret`)).secret;
+    const other = await createPartner(app, { global: true, scopes: SCOPES });
+    otherTest = (await app.admin<{ secret: string }>('POST', `/partners/${other.id}/test-secret`)).secret;
+    liveSink = await startReceiver();
+    testSink = await startReceiver();
+  });
+  after(async () => {
+    await liveSink?.close();
+    await testSink?.close();
+    await app?.close();
+  });
+
+  const create = async (secret: string, sink: Receiver) => {
+    const reply = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: sink.url } });
+    assert.equal(reply.status, 201, reply.text);
+    sink.secrets.push(reply.body.data.secret);
+    return reply.body.data.id as string;
+  };
+  const listed = async (secret: string) => {
+    const reply = await app.call('GET', `${EXT}/webhooks`, { secret });
+    assert.equal(reply.status, 200, reply.text);
+    return reply.body.data.map((e: { id: string }) => e.id);
+  };
+
+  test('each mode lists, reads and receives only its own', async () => {
+    const liveId = await create(p.live, liveSink);
+    const testId = await create(p.test, testSink);
+    assert.deepEqual(await listed(p.live), [liveId]);
+    assert.deepEqual(await listed(p.test), [testId]);
+    for (const [secret, id] of [
+      [p.test, liveId],
+      [p.live, testId],
+    ] as const) {
+      const reply = await app.call('GET', `${EXT}/webhooks/${id}`, { secret });
+      assert.equal(reply.status, 404, reply.text);
+      const deleted = await app.call('DELETE', `${EXT}/webhooks/${id}`, { secret });
+      assert.equal(deleted.status, 404, deleted.text);
+    }
+    const liveIds = [
+      await putListing(app, p.live, 'same-ref', listingBody({ dealerProfileId: tree.ids.A1 })),
+      await putListing(app, p.live, 'live-2', listingBody({ dealerProfileId: tree.ids.A2 })),
+    ];
+    const testIds = [
+      await putListing(app, p.test, 'same-ref', listingBody({ dealerProfileId: tree.ids.A1 })),
+      await putListing(app, p.test, 'test-2', listingBody({ dealerProfileId: tree.ids.A2 })),
+    ];
+    // Another partner's test listing, in P's scope: P's test endpoint must not receive it.
+    const foreign = await putListing(
+      app,
+      otherTest,
+      'foreign',
+      listingBody({ dealerProfileId: tree.ids.A1 }),
+    );
+    const state = () =>
+      `live got ${JSON.stringify([...liveSink.listings.keys()])}, test got ${JSON.stringify([...testSink.listings.keys()])}`;
+    await eventually(
+      () =>
+        liveIds.every((id) => liveSink.listings.has(id)) && testIds.every((id) => testSink.listings.has(id)),
+      state,
+    );
+    // A last write in each mode, delivered after everything above: nothing else came before it.
+    const lastLive = await putListing(
+      app,
+      p.live,
+      'live-last',
+      listingBody({ dealerProfileId: tree.ids.A2 }),
+    );
+    const lastTest = await putListing(
+      app,
+      p.test,
+      'test-last',
+      listingBody({ dealerProfileId: tree.ids.A2 }),
+    );
+    await eventually(() => liveSink.listings.has(lastLive) && testSink.listings.has(lastTest), state);
+    assert.deepEqual([...liveSink.listings.keys()].sort(), [...liveIds, lastLive].sort());
+    assert.deepEqual([...testSink.listings.keys()].sort(), [...testIds, lastTest].sort());
+    assert.ok(!testSink.listings.has(foreign));
+    assert.deepEqual(liveSink.problems, []);
+    assert.deepEqual(testSink.problems, []);
+  });
+});
