@@ -470,6 +470,7 @@ describe('request records: the operator view, usage and metrics', () => {
           at: new Date().toISOString(),
           requestId: id,
           partnerId: acme.id,
+          test: false,
           key: 'current',
           method: 'GET',
           route: '/listings',

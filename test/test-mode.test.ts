@@ -358,6 +358,29 @@ describe('test mode', () => {
     assert.deepEqual(await ids(q.test), [tested.qTest]);
   });
 
+  test('request records mark test traffic; test use is not the live secret’s use', async () => {
+    const partner = await createPartner(app, { global: true, scopes: SCOPES });
+    const secret = await issueTest(partner.id);
+    const failed = await setStatus(app, secret, 'no-such-ref', { status: 'sold' });
+    assertError(failed, 404, 'NOT_FOUND');
+    const liveFailed = await setStatus(app, partner.secret, 'no-such-ref-live', { status: 'sold' });
+    assertError(liveFailed, 404, 'NOT_FOUND');
+    const records = async () => {
+      const reply = await app.call('GET', `${EXT}/requests`, { secret: partner.secret });
+      assert.equal(reply.status, 200, reply.text);
+      return new Map(reply.body.data.map((r: { requestId: string; test: boolean }) => [r.requestId, r.test]));
+    };
+    const seen = await records();
+    assert.equal(seen.get(failed.headers['x-request-id']), true);
+    assert.equal(seen.get(liveFailed.headers['x-request-id']), false);
+    // Only test requests so far from a fresh partner: its live secret was never used.
+    const fresh = await createPartner(app, { global: true, scopes: SCOPES });
+    const freshTest = await issueTest(fresh.id);
+    assert.equal((await app.call('GET', `${EXT}/listings`, { secret: freshTest })).status, 200);
+    const viewed = await app.admin<{ lastUsedAt: string | null }>('GET', `/partners/${fresh.id}`);
+    assert.equal(viewed.lastUsedAt, null);
+  });
+
   test('the operator revokes and replaces test secrets; a disabled partner’s is refused', async () => {
     const partner = await createPartner(app, { global: true, scopes: SCOPES });
     const first = await issueTest(partner.id);

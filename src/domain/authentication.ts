@@ -22,6 +22,8 @@ export interface Caller {
    * request sent, exact to the request (the console's "moved" verdict, domain/rotation.ts).
    */
   rotatedAt?: string | null;
+  /** The partner's test secret was sent (docs/test-mode.md). */
+  test?: boolean;
 }
 
 /** A 401 of partner authentication, with the reason (and the partner) kept for metrics and logs. */
@@ -86,6 +88,7 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
       );
       if (!record) throw new AuthFailure('unknown', NOT_RECOGNIZED);
       const caller: Caller = {
+        test: true,
         partnerId: record.id,
         key: 'current',
         secretId: `test:${hash.toString('hex').slice(0, 11)}`,
@@ -143,7 +146,7 @@ export function partnerAuthentication(deps: AuthenticationDeps) {
     async touch(caller: Caller): Promise<void> {
       // A test secret's use is not the live secret's: "last used" and the rotation's "moved"
       // verdict stay the live secret's.
-      if (caller.key === 'retired' || caller.secretId?.startsWith('test:')) return;
+      if (caller.key === 'retired' || caller.test) return;
       const now = Date.now();
       // Remembered per secret, not per key state: the first request with a new secret after a
       // rotation is written at once (the console's "moved" rests on it), though its state is

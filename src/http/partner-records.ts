@@ -56,6 +56,7 @@ export function registerPartnerRecords(
       requestId: request.id,
       partnerId,
       key: request.caller?.key ?? null,
+      test: request.caller?.test === true,
       rotatedAt: request.caller?.rotatedAt ?? null,
       method: request.method,
       route: partnerApi.routeName(route, request.url),

@@ -10,6 +10,8 @@ export interface FailureInput {
   requestId: string;
   partnerId: string | null;
   key: KeyState | null;
+  /** Made with a test secret (docs/test-mode.md). */
+  test: boolean;
   method: string;
   route: string;
   /** The listing the path named, when the route has one (absent: none). */
@@ -80,7 +82,7 @@ export interface FailureFilter {
   requestId?: string;
 }
 
-const FAILURE_COLUMNS = `f.id::text AS id, f.at, f.request_id, f.partner_id, p.name AS partner_name, f.key,
+const FAILURE_COLUMNS = `f.id::text AS id, f.at, f.request_id, f.partner_id, p.name AS partner_name, f.key, f.test,
   f.method, f.route, f.listing, f.status, f.code, f.message, f.issues, f.issue_count, f.duration_ms`;
 
 function toFailure(row: Record<string, unknown>): FailureRecord {
@@ -91,6 +93,7 @@ function toFailure(row: Record<string, unknown>): FailureRecord {
     partnerId: (row.partner_id as string | null) ?? null,
     partnerName: (row.partner_name as string | null) ?? null,
     key: (row.key as KeyState | null) ?? null,
+    test: row.test as boolean,
     method: row.method as string,
     route: row.route as string,
     listing: (row.listing as string | null) ?? null,
@@ -127,13 +130,13 @@ export function requestRecordStore(db: Queryable) {
          ),
          failures AS (
            INSERT INTO request_failures
-             (at, request_id, partner_id, key, method, route, listing, status, code, message, issues, issue_count,
-              duration_ms)
-           SELECT r.at, r."requestId", r."partnerId", r.key, r.method, r.route, r.listing, r.status, r.code, r.message,
-                  coalesce(r.issues, '[]'::jsonb), r."issueCount", r."durationMs"
+             (at, request_id, partner_id, key, test, method, route, listing, status, code, message, issues,
+              issue_count, duration_ms)
+           SELECT r.at, r."requestId", r."partnerId", r.key, coalesce(r.test, false), r.method, r.route, r.listing,
+                  r.status, r.code, r.message, coalesce(r.issues, '[]'::jsonb), r."issueCount", r."durationMs"
            FROM jsonb_to_recordset($1::jsonb) AS r(at timestamptz, "requestId" text, "partnerId" uuid, key text,
-             method text, route text, listing text, status smallint, code text, message text, issues jsonb,
-             "issueCount" integer, "durationMs" real)
+             test boolean, method text, route text, listing text, status smallint, code text, message text,
+             issues jsonb, "issueCount" integer, "durationMs" real)
            RETURNING 1
          )
          INSERT INTO partner_usage AS u

@@ -886,6 +886,8 @@ export interface components {
             durationMs: number;
             /** @description Which of your secrets was sent: the current one, the previous one during its grace period, or one a rotation retired (refused with 401). null: none identified you. */
             key: ("current" | "previous" | "retired") | null;
+            /** @description Made with your test secret (fc_test_…): a request on your test data. */
+            test: boolean;
         };
         WebhookEndpoint: {
             id: string;

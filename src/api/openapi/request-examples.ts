@@ -26,6 +26,7 @@ const record = {
   issueCount: 2,
   durationMs: 4.2,
   key: 'current',
+  test: false,
 };
 
 const retired = {
@@ -40,6 +41,7 @@ const retired = {
   issueCount: 0,
   durationMs: 1.1,
   key: 'retired',
+  test: false,
 };
 
 export const REQUEST_RESPONSE_EXAMPLES: Record<string, Record<number, Record<string, Example>>> = {

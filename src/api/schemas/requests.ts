@@ -29,6 +29,7 @@ export const requestRecordSchema = z
       .describe(
         'Which of your secrets was sent: the current one, the previous one during its grace period, or one a rotation retired (refused with 401). null: none identified you.',
       ),
+    test: z.boolean().describe('Made with your test secret (fc_test_…): a request on your test data.'),
   })
   .meta({ id: 'RequestRecord' });
 

@@ -58,6 +58,7 @@ function failureView(record: FailureRecord) {
     issueCount: record.issueCount,
     durationMs: record.durationMs,
     key: record.key,
+    test: record.test,
   };
 }
 

@@ -18,6 +18,8 @@ export interface AnsweredRequest {
   requestId: string;
   partnerId: string | null;
   key: KeyState | null;
+  /** Made with the partner's test secret (docs/test-mode.md). */
+  test?: boolean | undefined;
   /** The partner's secretRotatedAt when the secret was checked: its key use is counted under it. */
   rotatedAt?: string | null | undefined;
   method: string;
@@ -113,7 +115,9 @@ export function requestRecorder(deps: {
     const partner = answered.partnerId ?? NO_PARTNER;
     const counts = usageOf(partner, minute);
     counts.requests++;
-    if (answered.partnerId && answered.key) {
+    // A test secret's use is not the live secret's: the rotation's "moved" verdict and "last
+    // used" are read from the key use, which counts live secrets only (docs/test-mode.md).
+    if (answered.partnerId && answered.key && !answered.test) {
       const arrived = new Date(at - answered.durationMs).toISOString();
       const { partnerId, key } = answered;
       useKey({
@@ -155,6 +159,7 @@ export function requestRecorder(deps: {
       requestId: answered.requestId,
       partnerId: answered.partnerId,
       key: answered.key,
+      test: answered.test === true,
       method: keepable(answered.method, 32),
       // What reaches a record from outside (an unknown path, a parser's or a validation message
       // naming what was sent) is made safe here: one NUL must not stop every later write.
