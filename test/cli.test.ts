@@ -220,6 +220,33 @@ test('partners create --root-codes, get, update and rotate-secret', async () => 
   );
 });
 
+test('partners test-secret and revoke-test-secret (docs/test-mode.md)', async () => {
+  const partner = await cliJson<{ id: string }>(
+    'partners',
+    'create',
+    '--name',
+    `Test mode ${sfx}`,
+    '--global',
+  );
+  const issued = await cli('partners', 'test-secret', partner.id);
+  assert.equal(issued.code, 0, issued.err);
+  assert.match(issued.out, /API secret: +fc_test_\w{46}\n/);
+  assert.match(issued.out, /forecourt partners test-secret /);
+  const shown = await cli('partners', 'get', partner.id);
+  assert.match(shown.out, /testSecret: +issued \d{4}-/);
+  const again = await cliJson<{ id: string; secret: string }>('partners', 'test-secret', partner.id);
+  assert.match(again.secret, /^fc_test_/);
+  const revoked = await cli('partners', 'revoke-test-secret', partner.id);
+  assert.equal(revoked.code, 0, revoked.err);
+  assert.match(revoked.out, /test secret of partner .* is revoked/);
+  assert.match((await cli('partners', 'get', partner.id)).out, /testSecret: +none/);
+  // None left to revoke: the service's 404, on stderr, exit 1.
+  const none = await cli('partners', 'revoke-test-secret', partner.id);
+  assert.equal(none.code, 1);
+  assert.match(none.err, /NOT_FOUND/);
+  assert.match(none.err, /has no test secret/);
+});
+
 test('an API error: exit 1, the code and message on stderr', async () => {
   const duplicate = await cli('dealers', 'create', '--code', `root-${sfx}`);
   assert.equal(duplicate.code, 1);

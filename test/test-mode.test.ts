@@ -395,7 +395,16 @@ describe('test mode', () => {
     assertError(await app.call('GET', `${EXT}/listings`, { secret: second }), 401, 'UNAUTHORIZED');
     await app.admin('PATCH', `/partners/${partner.id}`, { disabled: false });
     assert.equal((await app.call('GET', `${EXT}/listings`, { secret: second })).status, 200);
+    assert.ok(
+      (await app.admin<{ testSecretIssuedAt: string | null }>('GET', `/partners/${partner.id}`))
+        .testSecretIssuedAt,
+    );
     const revoked = await app.admin('DELETE', `/partners/${partner.id}/test-secret`);
+    assert.equal(
+      (await app.admin<{ testSecretIssuedAt: string | null }>('GET', `/partners/${partner.id}`))
+        .testSecretIssuedAt,
+      null,
+    );
     assert.deepEqual(revoked, { id: partner.id, revoked: true });
     assertError(await app.call('GET', `${EXT}/listings`, { secret: second }), 401, 'UNAUTHORIZED');
     const again = await app.call('DELETE', `/api/admin/v1/partners/${partner.id}/test-secret`, {

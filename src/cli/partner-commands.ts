@@ -143,6 +143,7 @@ async function showPartner(ctx: Context, partner: Partner | PartnerWithSecret): 
       ...(partner.previousSecretValidUntil
         ? [['previousSecretValidUntil', partner.previousSecretValidUntil] as [string, unknown]]
         : []),
+      ['testSecret', partner.testSecretIssuedAt ? `issued ${partner.testSecretIssuedAt}` : 'none'],
       ['createdAt', partner.createdAt],
       ['updatedAt', partner.updatedAt],
     ]),

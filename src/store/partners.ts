@@ -18,6 +18,8 @@ export interface PartnerRecord {
   previousSecretValidUntil: string | null;
   /** When the secret was last rotated; null: never (or only before migration 012). */
   secretRotatedAt: string | null;
+  /** When the partner's test secret was issued; null: it holds none (read with VIEW_COLUMNS). */
+  testSecretIssuedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -36,7 +38,8 @@ const VIEW_COLUMNS = `${COLUMNS}, (SELECT max(s.expires_at) FROM partner_secrets
   (SELECT CASE WHEN u.key = 'current' AND u.rotated_at = coalesce(partners.secret_rotated_at, '-infinity')
      THEN 'current' ELSE 'previous' END
    FROM partner_key_use u WHERE u.partner_id = partners.id AND u.key <> 'retired'
-   ORDER BY u.last_at DESC LIMIT 1) AS recorded_use_key`;
+   ORDER BY u.last_at DESC LIMIT 1) AS recorded_use_key,
+  (SELECT t.created_at FROM partner_test_secrets t WHERE t.partner_id = partners.id) AS test_secret_issued_at`;
 
 /**
  * The later of the two records of the last use: the once-a-minute one, and the request records'
@@ -71,6 +74,7 @@ function toRecord(row: Record<string, unknown>): PartnerRecord {
       ? (row.previous_secret_valid_until as Date).toISOString()
       : null,
     secretRotatedAt: row.secret_rotated_at ? (row.secret_rotated_at as Date).toISOString() : null,
+    testSecretIssuedAt: row.test_secret_issued_at ? (row.test_secret_issued_at as Date).toISOString() : null,
     createdAt: (row.created_at as Date).toISOString(),
     updatedAt: (row.updated_at as Date).toISOString(),
   };

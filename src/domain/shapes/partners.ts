@@ -70,6 +70,12 @@ export const partnerSchema = z
       .describe(
         "When the partner's secret was last rotated; null: never (or before the service kept it: the audit log's partner.secret_rotated has the time). During a grace, GET /partners/{id}/usage?since=<this> counts the requests made with each secret since then.",
       ),
+    testSecretIssuedAt: z
+      .string()
+      .nullable()
+      .describe(
+        "When the partner's test secret (fc_test_…, docs/test-mode.md) was issued; null: it holds none.",
+      ),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
