@@ -180,6 +180,7 @@ export const messages = {
     `An operator token named "${name}" already exists; revoke it first or choose another name.`,
   noLiveOperatorToken: (id: string) => `No live operator token ${id}.`,
   noDealerProfile: (id: string) => `No dealer profile ${id}.`,
+  noPartner: (id: string) => `No partner ${id}.`,
   locationCodeInUse: (code: string) =>
     `Location code "${code}" is already in use (codes are case-insensitive).`,
   tooManyEndpoints: (max: number) =>

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DealerAdmin, DealerTreeNode } from '../../../domain/dealers.js';
 import { notFound } from '../../../domain/errors.js';
+import { messages } from '../../../domain/messages.js';
 import { dealerName, dealerText, metadataField } from '../../../domain/shapes/admin-fields.js';
 import { isStorableText, STORABLE_MESSAGE } from '../../../domain/text.js';
 import { auditContext } from '../../../http/audit-context.js';
@@ -147,7 +148,7 @@ export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
       },
       async (request) => {
         const dealer = await dealers.get(request.params.id);
-        if (!dealer) throw notFound(`No dealer profile ${request.params.id}.`);
+        if (!dealer) throw notFound(messages.noDealerProfile(request.params.id));
         return { data: dealer };
       },
     );
@@ -184,7 +185,7 @@ export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
       },
       async (request) => {
         const dealer = await dealers.update(request.params.id, request.body, auditContext(request));
-        if (!dealer) throw notFound(`No dealer profile ${request.params.id}.`);
+        if (!dealer) throw notFound(messages.noDealerProfile(request.params.id));
         return { data: dealer };
       },
     );

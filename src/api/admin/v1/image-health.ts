@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { notFound } from '../../../domain/errors.js';
 import { IMAGE_STATES } from '../../../domain/images/classify.js';
 import { type ImageHealthReads, NOT_LIVE_SHOWN } from '../../../domain/images/health.js';
+import { messages } from '../../../domain/messages.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
 import { positiveIntParam, uuidParam } from '../../schemas/query.js';
 import { imageCheckSchema, readinessSchema } from '../../schemas/resources.js';
@@ -84,7 +85,7 @@ export function imageHealthAdminRoutes(
       },
       async (request) => {
         const partner = await partners.get(request.params.id);
-        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        if (!partner) throw notFound(messages.noPartner(request.params.id));
         const limit = Math.min(request.query.limit ?? NOT_LIVE_SHOWN, NOT_LIVE_SHOWN);
         return { data: await health.of(partner.id, limit) };
       },

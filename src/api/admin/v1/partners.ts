@@ -72,7 +72,7 @@ export function partnerAdminRoutes(
       async (request) => {
         await records.written();
         const partner = await partners.get(request.params.id);
-        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        if (!partner) throw notFound(messages.noPartner(request.params.id));
         return { data: partner };
       },
     );
@@ -91,7 +91,7 @@ export function partnerAdminRoutes(
       },
       async (request) => {
         const partner = await partners.get(request.params.id);
-        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        if (!partner) throw notFound(messages.noPartner(request.params.id));
         const uses = await records.keyUse([partner.id]);
         return { data: rotationOf(partner, uses.get(partner.id) ?? []) };
       },
@@ -112,7 +112,7 @@ export function partnerAdminRoutes(
       },
       async (request) => {
         const partner = await partners.retirePreviousSecret(request.params.id, auditContext(request));
-        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        if (!partner) throw notFound(messages.noPartner(request.params.id));
         return { data: partner };
       },
     );
@@ -130,7 +130,7 @@ export function partnerAdminRoutes(
       },
       async (request) => {
         const partner = await partners.update(request.params.id, request.body, auditContext(request));
-        if (!partner) throw notFound(`No partner ${request.params.id}.`);
+        if (!partner) throw notFound(messages.noPartner(request.params.id));
         return { data: partner };
       },
     );
@@ -165,7 +165,7 @@ export function partnerAdminRoutes(
           request.body?.graceSeconds ?? 0,
           auditContext(request),
         );
-        if (!result) throw notFound(`No partner ${request.params.id}.`);
+        if (!result) throw notFound(messages.noPartner(request.params.id));
         reply.header('Cache-Control', 'no-store');
         return { data: result };
       },
@@ -187,7 +187,7 @@ export function partnerAdminRoutes(
       },
       async (request, reply) => {
         const result = await partners.issueTestSecret(request.params.id, auditContext(request));
-        if (!result) throw notFound(`No partner ${request.params.id}.`);
+        if (!result) throw notFound(messages.noPartner(request.params.id));
         reply.code(201).header('Cache-Control', 'no-store');
         return { data: result };
       },
@@ -208,7 +208,7 @@ export function partnerAdminRoutes(
       },
       async (request) => {
         const result = await partners.revokeTestSecret(request.params.id, auditContext(request));
-        if (result === undefined) throw notFound(`No partner ${request.params.id}.`);
+        if (result === undefined) throw notFound(messages.noPartner(request.params.id));
         if (!result) throw notFound(messages.noTestSecret(request.params.id));
         return { data: { id: request.params.id, revoked: true as const } };
       },
