@@ -28,6 +28,7 @@ interface Listing {
   id: string;
   status: string;
   updatedAt: string;
+  changedAt: string;
   [field: string]: unknown;
 }
 interface Page {
@@ -80,7 +81,8 @@ async function catchUp(state: State): Promise<number> {
     for (const listing of page.data) {
       // A listing can come twice (shown before a write still open let the cursor pass it); keep the newest.
       const known = state.listings[listing.id];
-      if (!known || known.updatedAt <= listing.updatedAt) {
+      // changedAt, the sync position: an image check's result moves it and keeps updatedAt.
+      if (!known || known.changedAt <= listing.changedAt) {
         state.listings[listing.id] = listing;
         changed++;
       }

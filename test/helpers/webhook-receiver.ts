@@ -101,12 +101,14 @@ export async function startReceiver(
         seen.add(id);
         receiver.applied.push(id);
         for (const listing of payload.data) {
-          if (listing.updatedAt < newest) {
+          // The walk's order is changedAt (an image check's result moves it, not updatedAt).
+          const at: string = listing.changedAt ?? listing.updatedAt;
+          if (at < newest) {
             receiver.problems.push(
-              `${id}: listing ${listing.id} updatedAt ${listing.updatedAt} is before ${newest}, delivered earlier`,
+              `${id}: listing ${listing.id} changedAt ${at} is before ${newest}, delivered earlier`,
             );
           }
-          newest = listing.updatedAt > newest ? listing.updatedAt : newest;
+          newest = at > newest ? at : newest;
           receiver.listings.set(listing.id, listing);
         }
       }

@@ -10,15 +10,10 @@ import { forward } from './forward.js';
 import { serviceState } from './service-state.js';
 import type { ListenSettings } from './settings.js';
 
-/**
- * How far before the newest listing `--from now` starts reading. A write that began before that
- * listing's may still commit behind it (the service bounds writes in time and its cursors wait
- * for them); the versions already in this window are the present, not changes, and are skipped by
- * version, so a late commit inside it is still delivered.
- */
-const START_WINDOW_MS = 60_000;
 /** Versions remembered to skip repeats; older ones than this behind the newest are forgotten. */
 const REMEMBER_MS = 10 * 60_000;
+/** How far before the start `--from now` reads events (delivery is at least once). */
+const START_WINDOW_MS = 60_000;
 
 /**
  * `forecourt listen`: follows the partner's changes with sync cursors and forwards each page (at
@@ -77,27 +72,26 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
   // Events from about now on: those of the last START_WINDOW_MS too (delivery is at least once).
   const eventsSince = s.from === 'now' ? new Date(Date.now() - START_WINDOW_MS).toISOString() : undefined;
   let eventCursor: string | undefined;
-  const query: { status: 'all'; pageSize: number; updatedSince?: string } = { status: 'all', pageSize: 100 };
-  /** listing id → the updatedAt of the version delivered (or present at the start). */
+  // No updatedSince: it filters by the partner's own edit (updatedAt), and a check result moves
+  // only changedAt, the walk's position; a window on updatedAt would hide it for good.
+  const query = { status: 'all', pageSize: 100 } as const;
+  /**
+   * listing id → the changedAt (sync position) of the version delivered or present at the start.
+   * changedAt, not updatedAt: an image check's result moves changedAt alone, and is a change.
+   */
   const seen = new Map<string, string>();
   let cursor: string | undefined;
   const options = { signal };
   if (s.from === 'now' && walkListings) {
-    const newest = await untilAnswered(() =>
-      client.listings.list({ status: 'all', sort: '-updatedAt', pageSize: 1 }, options),
-    );
-    const last = newest.data[0];
-    if (last) {
-      query.updatedSince = new Date(Date.parse(last.updatedAt) - START_WINDOW_MS).toISOString();
-      // The present, page by page; after a failure, on from the last page read.
-      await untilAnswered(async () => {
-        const present = client.listings.iterate({ ...query, ...(cursor ? { cursor } : {}) }, options);
-        for await (const page of present.pages()) {
-          for (const l of page.data) seen.set(l.id, l.updatedAt);
-          cursor = page.cursor;
-        }
-      });
-    }
+    // The present is read once, page by page, and not forwarded: its cursor is where "now" is.
+    // After a failure, on from the last page read.
+    await untilAnswered(async () => {
+      const present = client.listings.iterate({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      for await (const page of present.pages()) {
+        for (const l of page.data) seen.set(l.id, l.changedAt);
+        cursor = page.cursor;
+      }
+    });
   }
   process.stdout.write(
     `  listening (${s.from === 'now' ? 'changes from now on' : 'every listing, then the changes'}); Ctrl-C stops\n`,
@@ -122,11 +116,11 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
     const walk = client.listings.iterate({ ...query, ...(cursor ? { cursor } : {}) }, options);
     for await (const page of walk.pages()) {
       service.answered();
-      const fresh = page.data.filter((l) => seen.get(l.id) !== l.updatedAt);
+      const fresh = page.data.filter((l) => seen.get(l.id) !== l.changedAt);
       if (fresh.length > 0) {
         const body = deliveryBody(fresh, page.cursor);
         const { id, attempts } = await forward(s.forwardTo, secret, body, signal, say);
-        for (const l of fresh) seen.set(l.id, l.updatedAt);
+        for (const l of fresh) seen.set(l.id, l.changedAt);
         say(
           `${id} listings.changed: ${fresh.length} listing(s) delivered${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
         );
