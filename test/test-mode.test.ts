@@ -358,6 +358,20 @@ describe('test mode', () => {
     assert.deepEqual(await ids(q.test), [tested.qTest]);
   });
 
+  test('test requests have a rate-limit budget of their own, of the same size', async () => {
+    const partner = await createPartner(app, { global: true, scopes: SCOPES });
+    const secret = await issueTest(partner.id);
+    await app.admin('PATCH', `/partners/${partner.id}`, { rateLimitPerMinute: 2 });
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await app.call('GET', `${EXT}/listings`, { secret: partner.secret })).status, 200);
+    }
+    // Two live requests spent the live budget (or a new minute began): the test budget is whole.
+    const first = await app.call('GET', `${EXT}/listings`, { secret });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.headers['ratelimit-limit'], '2');
+    assert.equal(first.headers['ratelimit-remaining'], '1');
+  });
+
   test('request records mark test traffic; test use is not the live secret’s use', async () => {
     const partner = await createPartner(app, { global: true, scopes: SCOPES });
     const secret = await issueTest(partner.id);

@@ -88,7 +88,7 @@ export function partnerAuth({
     }
     const { record } = identified;
     request.caller = identified.caller;
-    await rateLimits.partner(record.id, record.rateLimitPerMinute, reply);
+    await rateLimits.partner(record.id, record.rateLimitPerMinute, reply, identified.test);
     // Known before the scope check, so a 403 INSUFFICIENT_SCOPE is logged with its partner too.
     request.partner = await authentication.partnerOf(record, identified.test);
     // Said on every answer, so a partner (and its logs) always knows which data it worked on.

@@ -40,10 +40,18 @@ export function rateLimits(options: RateLimitOptions) {
 
   return {
     /** Counts one request of a partner; sets the headers; throws 429 past the limit. */
-    async partner(partnerId: string, perMinute: number | null, reply: FastifyReply): Promise<void> {
+    async partner(
+      partnerId: string,
+      perMinute: number | null,
+      reply: FastifyReply,
+      test: boolean,
+    ): Promise<void> {
       const limit = perMinute ?? options.defaultPerMinute;
       const at = now();
-      const { count, resetAt } = await options.counter.hit(`partner:${partnerId}`, MINUTE, at);
+      // Test requests have a budget of their own, of the same size (docs/test-mode.md): a busy
+      // test run never takes the live integration's requests.
+      const bucket = test ? `partner-test:${partnerId}` : `partner:${partnerId}`;
+      const { count, resetAt } = await options.counter.hit(bucket, MINUTE, at);
       const resetS = secondsUntil(resetAt, at);
       reply.header('RateLimit-Limit', String(limit));
       reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
