@@ -146,6 +146,11 @@ describe('test mode', () => {
       await total(p.live, `status=all&updatedSince=${encodeURIComponent('2000-01-01T00:00:00Z')}`),
       3,
     );
+    // A recent point: the side counts read listings beside the counters, live ones only.
+    const now = encodeURIComponent(new Date().toISOString());
+    assert.equal(await total(p.live, `status=all&updatedSince=${now}`), 0);
+    assert.equal(await total(q.live, `status=all&updatedSince=${now}`), 0);
+    assert.equal(await total(p.test, `status=all&updatedSince=${now}`), 0);
     assert.equal(await total(p.test, 'mine=true&status=all'), 3);
     assert.equal(await total(q.test, 'mine=true&status=all'), 1);
     // A location's listings.

@@ -188,7 +188,9 @@ function countStatement(
   )
     return { name: 'CountListings', sql: `SELECT count(*) AS n FROM listings l ${where(filter, params)}` };
   const counters: string[] = [];
-  const listings: string[] = [];
+  // Live only from here (a test list is counted above): the counters hold live listings only, and
+  // the listings read beside them must be the same ones.
+  const listings: string[] = ['NOT l.test'];
   if (filter.profileIds !== null) {
     params.push(filter.profileIds);
     counters.push(`dealer_profile_id = ANY($${params.length}::uuid[])`);
