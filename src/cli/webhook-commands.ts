@@ -19,8 +19,9 @@ Commands:
   disable ID [--reason TEXT]      stop an endpoint's deliveries; the partner sees the reason and
                                   cannot resume it (only enable can)
   enable ID                       deliver again, from where it stopped
-  test ID                         send a signed ping now and print what the receiver answered
-                                  (the endpoint's deliveries are not touched; no disable needed)
+  test ID [--type TYPE]           send a signed ping now and print what the receiver answered
+                                  (the endpoint's deliveries are not touched; no disable needed);
+                                  --type sends a sample of an event type the endpoint receives
   retry ID                        send the failed delivery an enabled endpoint waits to retry now,
                                   not after its back-off (up to an hour)
 
@@ -135,9 +136,11 @@ const enable: Command = {
 };
 
 const test: Command = {
-  options: {},
+  options: { type: { type: 'string' } },
   async run(ctx) {
-    const attempt = await ctx.client().request<Attempt>('POST', `${idPath(ctx)}/test`);
+    const type = str(ctx.values, 'type');
+    const query = type === undefined ? '' : `?type=${encodeURIComponent(type)}`;
+    const attempt = await ctx.client().request<Attempt>('POST', `${idPath(ctx)}/test${query}`);
     if (ctx.json) {
       ctx.io.out(json(attempt));
       return;

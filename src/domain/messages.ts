@@ -71,6 +71,9 @@ export const messages = {
   noListingWithReference: (reference: string) =>
     `This partner has no listing with externalReference "${reference}".`,
   noWebhookEndpoint: (id: string) => `Webhook endpoint ${id} not found.`,
+  /** POST /webhooks/{id}/test?type=… naming a type the endpoint does not subscribe to (or none there is). */
+  testTypeNotSubscribed: (type: string, subscribed: readonly string[]) =>
+    `This endpoint does not receive ${JSON.stringify(type)}: a test can send a sample of the types it subscribes to: ${subscribed.join(', ')} (PATCH its events to add one).`,
   invalidReference: (rule: string) => sentence(`externalReference ${rule}`),
   emptyBulk: () => 'No items: the list of listings is empty.',
   tooManyItems: (sent: number, max: number) =>

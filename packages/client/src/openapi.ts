@@ -234,8 +234,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a signed ping now
-         * @description POSTs `{"type": "ping", "data": [], "cursor": …}`, signed, to the endpoint and answers with the attempt (also in the delivery log). The endpoint's deliveries are not affected.
+         * Send a signed ping, or a sample of an event type, now
+         * @description POSTs `{"type": "ping", "data": [], "cursor": …}`, signed, to the endpoint and answers with the attempt (also in the delivery log, as `ping`). With `type`, one of the types the endpoint subscribes to, it POSTs a sample delivery of that type instead: one item, the reference page's example listing (not yours), event ids `evt_test_…`. The endpoint's deliveries are not affected.
          *
          *     Scopes: `manage:webhooks` and `read:listings`.
          */
@@ -4800,7 +4800,10 @@ export interface operations {
     };
     testWebhookEndpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Send a sample delivery of this event type (one the endpoint subscribes to) instead of a ping: listings.changed, listing.images_checked, listing.readiness_changed. */
+                type?: string;
+            };
             header?: never;
             path: {
                 /** @description The webhook endpoint id. */

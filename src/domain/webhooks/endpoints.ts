@@ -219,8 +219,8 @@ function webhookEndpoints(deps: WebhookAdminDeps) {
      * Sends a signed `ping` now and answers with the attempt: a receiver's set-up is checked in
      * one call. It does not touch the endpoint's walk, and works on a disabled endpoint too.
      */
-    async test(partner: Caller, id: string) {
-      return sendPing(deps, await own(partner, id));
+    async test(partner: Caller, id: string, type?: string) {
+      return sendPing(deps, await own(partner, id), type);
     },
 
     /**

@@ -63,10 +63,10 @@ export function webhookOperator(deps: WebhookOperatorDeps) {
      * Operator: a signed ping now, to see what the receiver answers today, without touching the
      * endpoint's deliveries (and without disabling it first).
      */
-    async testAny(id: string) {
+    async testAny(id: string, type?: string) {
       const record = await deps.store.get(id);
       if (!record) throw notFound(id);
-      return sendPing(deps, record);
+      return sendPing(deps, record, type);
     },
 
     /**

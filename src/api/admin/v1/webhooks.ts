@@ -8,7 +8,7 @@ import { DEFAULT_DELIVERY_PAGE } from '../../../domain/webhooks/views.js';
 import { auditContext } from '../../../http/audit-context.js';
 import { uuidParam } from '../../schemas/query.js';
 import { errorResponse } from '../../schemas/responses.js';
-import { deliveryPageSchema, deliveryQuery } from '../../schemas/webhooks.js';
+import { deliveryPageSchema, deliveryQuery, testPingQuery } from '../../schemas/webhooks.js';
 
 const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse, 422: errorResponse };
 const idParams = z.object({ id: uuidParam });
@@ -85,12 +85,13 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
           tags,
           summary: 'Send a signed ping now and answer with the attempt (what the receiver answered)',
           description:
-            "Checks a receiver without touching the endpoint's deliveries: works on an enabled endpoint (no need to disable a failing one) and a disabled one. The attempt is in the delivery log.",
+            "Checks a receiver without touching the endpoint's deliveries: works on an enabled endpoint (no need to disable a failing one) and a disabled one. With `type` (one the endpoint subscribes to), a sample delivery of that event type instead of a ping. The attempt is in the delivery log.",
           params: idParams,
+          querystring: testPingQuery,
           response: { 200: z.object({ data: deliverySchema }), ...errors },
         },
       },
-      async (request) => ({ data: await webhooks.testAny(request.params.id) }),
+      async (request) => ({ data: await webhooks.testAny(request.params.id, request.query.type) }),
     );
 
     app.post(

@@ -15,7 +15,7 @@ import { parseBody } from '../../../http/validation.js';
 import { WEBHOOK_BODY_EXAMPLES } from '../../openapi/webhook-examples.js';
 import { uuidParam } from '../../schemas/query.js';
 import { partnerErrors } from '../../schemas/responses.js';
-import { deliveryPageSchema, deliveryQuery } from '../../schemas/webhooks.js';
+import { deliveryPageSchema, deliveryQuery, testPingQuery } from '../../schemas/webhooks.js';
 
 const SCOPES = ['manage:webhooks', 'read:listings'] as const;
 
@@ -252,15 +252,18 @@ export function webhookRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
       {
         config: { scope: SCOPES },
         schema: {
-          summary: 'Send a signed ping now',
+          summary: 'Send a signed ping, or a sample of an event type, now',
           description:
-            'POSTs `{"type": "ping", "data": [], "cursor": …}`, signed, to the endpoint and answers with the attempt (also in the delivery log). The endpoint\'s deliveries are not affected.',
+            'POSTs `{"type": "ping", "data": [], "cursor": …}`, signed, to the endpoint and answers with the attempt (also in the delivery log, as `ping`). With `type`, one of the types the endpoint subscribes to, it POSTs a sample delivery of that type instead: one item, the reference page\'s example listing (not yours), event ids `evt_test_…`. The endpoint\'s deliveries are not affected.',
           tags,
           params: idParams,
+          querystring: testPingQuery,
           response: { 200: z.object({ data: deliverySchema }), ...writeErrors },
         },
       },
-      async (request) => ({ data: await webhooks.test(request.partner!, request.params.id) }),
+      async (request) => ({
+        data: await webhooks.test(request.partner!, request.params.id, request.query.type),
+      }),
     );
 
     app.post(
