@@ -63,6 +63,15 @@ describe('webhooks in test mode', () => {
     const testId = await create(p.test, testSink);
     assert.deepEqual(await listed(p.live), [liveId]);
     assert.deepEqual(await listed(p.test), [testId]);
+    // The operator lists both, and sees which is which.
+    const all = await app.admin<{ id: string; test: boolean }[]>('GET', `/webhooks?partnerId=${p.id}`);
+    assert.deepEqual(
+      all.map((e) => [e.id, e.test]).sort(),
+      [
+        [liveId, false],
+        [testId, true],
+      ].sort(),
+    );
     for (const [secret, id] of [
       [p.test, liveId],
       [p.live, testId],

@@ -44,7 +44,12 @@ export const endpointSchema = z
 
 /** Every partner's endpoints, for the operator: the same, with whose it is. */
 export const operatorEndpointSchema = endpointSchema
-  .extend({ partnerId: z.string() })
+  .extend({
+    partnerId: z.string(),
+    test: z
+      .boolean()
+      .describe('Registered with the test secret: receives test data only (docs/test-mode.md).'),
+  })
   .meta({ id: 'OperatorWebhookEndpoint' });
 
 /** One delivery attempt in an endpoint's log. */

@@ -27,6 +27,7 @@ export function endpointView(record: EndpointRecord): EndpointView {
   return {
     id: record.id,
     partnerId: record.partnerId,
+    test: record.test,
     url: record.url,
     description: record.description,
     filter: { status: record.filterStatuses, dealerProfileIds: record.filterProfileIds },
