@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '@forecourt/client';
 import { TEST_LISTING_LIMIT } from '../src/domain/test-data.js';
 import { testDataStore } from '../src/store/test-data.js';
 import {
@@ -254,6 +255,24 @@ describe('test mode', () => {
     const qLive = await stats(q.live);
     assert.equal((qLive.get(tree.ids.B1) as any).totalListings, 0);
     assert.equal(((await stats(q.test)).get(tree.ids.B1) as any).totalListings, 1);
+  });
+
+  test('@forecourt/client works with a test secret unchanged', async () => {
+    const forecourt = createClient({ baseUrl: app.url, secret: q.test, dispatcher: app.dispatcher });
+    const written = await forecourt.listings.put('client-ref', {
+      title: 'Golf',
+      price: 1000,
+      dealerProfileId: tree.ids.B!,
+    });
+    const walked: string[] = [];
+    for await (const listing of forecourt.listings.iterate({ status: 'all' })) walked.push(listing.id);
+    assert.deepEqual(walked.sort(), sorted([tested.qTest!, written.listingId]));
+    assert.equal((await forecourt.listings.get(written.listingId)).externalReference, 'client-ref');
+    // The same reference live: unknown there.
+    const live = createClient({ baseUrl: app.url, secret: q.live, dispatcher: app.dispatcher });
+    await assert.rejects(live.listings.get(written.listingId));
+    await forecourt.listings.remove('client-ref');
+    await sql(app, 'DELETE FROM listings WHERE id = $1', [written.listingId]);
   });
 
   test('a cursor belongs to its mode', async () => {
