@@ -28,6 +28,8 @@ const ACTIONS = [
   'partner.enabled',
   'partner.secret_rotated',
   'partner.previous_secret_retired',
+  'partner.test_secret_issued',
+  'partner.test_secret_revoked',
   'dealer.',
   'dealers.imported',
   'operator.',

@@ -225,6 +225,13 @@ export async function partner(id, window = '24h') {
       h('dd', { 'data-access': '' }, accessText(p.access, dealersById)),
       h('dt', {}, 'last used'),
       h('dd', { 'data-last-used': '' }, lastUse(p)),
+      // docs/test-mode.md: issued and revoked with forecourt partners test-secret / revoke-test-secret.
+      h('dt', {}, 'test secret'),
+      h(
+        'dd',
+        { 'data-test-secret': '' },
+        p.testSecretIssuedAt ? `issued ${when(p.testSecretIssuedAt)}` : 'none',
+      ),
       h('dt', {}, 'id'),
       h('dd', {}, h('code', {}, p.id)),
     ),

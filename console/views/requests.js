@@ -43,7 +43,8 @@ export function failureTable(rows, withPartner, list = '') {
       f.issues[0]
         ? `${f.issues[0].path}: ${f.issues[0].message}${f.issueCount > 1 ? ` (+${f.issueCount - 1})` : ''}`
         : (f.message ?? ''),
-      f.key ?? '',
+      // A test secret's request (docs/test-mode.md) says so beside which secret it was.
+      f.test ? `${f.key ?? ''} (test)` : (f.key ?? ''),
       h(
         'a',
         { href: `#/requests/${encodeURIComponent(f.requestId)}${list}`, class: 'mono', title: f.requestId },

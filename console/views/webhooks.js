@@ -43,7 +43,13 @@ function endpointTable(list, partnerNames) {
   return table(
     ['endpoint', ...(partnerNames ? ['partner'] : []), 'state', 'pending delivery', 'since'],
     list.map((e) => [
-      h('a', { href: `#/webhooks/${e.id}`, class: 'url' }, e.url),
+      h(
+        'span',
+        {},
+        h('a', { href: `#/webhooks/${e.id}`, class: 'url' }, e.url),
+        // Registered with a test secret: receives test data only (docs/test-mode.md).
+        e.test ? h('span', { class: 'muted', 'data-test-endpoint': '' }, ' (test)') : null,
+      ),
       ...(partnerNames
         ? [h('a', { href: `#/partners/${e.partnerId}` }, partnerNames.get(e.partnerId) ?? e.partnerId)]
         : []),

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { bootApp, createPartner, EXT, type TestApp, unique } from './helpers/app.js';
+import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+
+/**
+ * What the console shows of test mode (docs/test-mode.md): whether a partner holds a test secret,
+ * which failed requests were made with it, which webhook endpoints were registered with it.
+ */
+let app: TestApp;
+let b: ConsoleBrowser;
+const receiver = await startReceiver();
+
+before(async () => {
+  app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  b = await openBrowser(app);
+  await b.page.goto(`${app.url}/console`);
+  await b.page.getByLabel(TOKEN_FIELD).waitFor();
+  await signIn(b.page, app.running.adminToken);
+});
+after(async () => {
+  await b?.browser.close();
+  await app?.close();
+  await receiver.close();
+});
+
+/** Opens the page afresh (a reload: going to the hash already shown would not draw it again). */
+const open = async (hash: string, heading: string | RegExp) => {
+  await b.page.goto(`${app.url}/console${hash}`);
+  await b.page.reload();
+  await drawn(b.page, heading);
+};
+
+test('the partner page, failed requests and webhook endpoints mark test mode', async () => {
+  const name = unique('Tester');
+  const partner = await createPartner(app, {
+    global: true,
+    name,
+    scopes: ['read:listings', 'write:listings', 'manage:webhooks'],
+  });
+  await open(`#/partners/${partner.id}`, name);
+  assert.equal(await b.page.locator('[data-test-secret]').innerText(), 'none');
+  const { secret } = await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/test-secret`);
+  await open(`#/partners/${partner.id}`, name);
+  assert.match(await b.page.locator('[data-test-secret]').innerText(), /^issued /);
+
+  const refused = await app.call('GET', `${EXT}/listings?colour=red`, { secret });
+  assert.equal(refused.status, 400);
+  await open(`#/requests?partnerId=${partner.id}`, 'Requests');
+  assert.match(await b.page.locator('table').innerText(), /current \(test\)/);
+
+  const hook = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: receiver.url } });
+  assert.equal(hook.status, 201, hook.text);
+  const live = await app.call('POST', `${EXT}/webhooks`, {
+    secret: partner.secret,
+    body: { url: receiver.url },
+  });
+  assert.equal(live.status, 201, live.text);
+  await open(`#/partners/${partner.id}`, name);
+  await b.page.locator('[data-test-endpoint]').waitFor();
+  assert.equal(await b.page.locator('[data-test-endpoint]').count(), 1, 'the live endpoint is not marked');
+});
