@@ -61,6 +61,14 @@ test('the client manages endpoints: create (secret once), list, update, rotate, 
   assert.deepEqual([ping.type, ping.status, ping.responseCode], ['ping', 'succeeded', 200]);
   const log = await forecourt.webhooks.deliveries(created.id, { pageSize: 1 });
   assert.equal(log.data[0]!.id, ping.id);
+  // A sample of a type it subscribes to (the default, listings.changed); one it does not: 400.
+  const sample = await forecourt.webhooks.test(created.id, { type: 'listings.changed' });
+  assert.equal(sample.status, 'succeeded');
+  const notSubscribed = await forecourt.webhooks
+    .test(created.id, { type: 'listing.images_checked' })
+    .catch((e: unknown) => e);
+  assert.ok(notSubscribed instanceof ForecourtError);
+  assert.deepEqual([notSubscribed.status, notSubscribed.code], [400, 'INVALID_QUERY']);
   await forecourt.webhooks.remove(created.id);
   const gone = await forecourt.webhooks.get(created.id).catch((e: unknown) => e);
   assert.ok(gone instanceof ForecourtError);
@@ -77,7 +85,9 @@ test('verifyWebhook accepts a real delivery and says why it refuses a changed on
   const ref = unique('cv');
   await putListing(app, secret, ref, listingBody({ dealerProfileId: tree.ids.A1 }));
   const until = Date.now() + 20_000;
-  const delivered = () => receiver.requests.find((r) => r.type === 'listings.changed');
+  // Its own delivery (the first test's sample is a listings.changed too).
+  const delivered = () =>
+    receiver.requests.find((r) => r.type === 'listings.changed' && r.raw.body.includes(ref));
   while (!delivered()) {
     assert.ok(Date.now() < until, 'no delivery within 20 s');
     await new Promise((r) => setTimeout(r, 100));

@@ -136,6 +136,8 @@ export type WebhookDeliveryPage = Ok<'listWebhookDeliveries'>;
 export type WebhookInput = Req<'createWebhookEndpoint'>;
 export type WebhookChange = Req<'updateWebhookEndpoint'>;
 export type WebhookDeliveryQuery = Query<'listWebhookDeliveries'>;
+/** POST /webhooks/{id}/test: `type` sends a sample of an event type the endpoint subscribes to. */
+export type WebhookTestQuery = Query<'testWebhookEndpoint'>;
 /** GET /events: events of your listings (image checks, readiness), oldest first, cursor paged. */
 export type EventPage = Ok<'listEvents'>;
 export type EventQuery = Query<'listEvents'>;
@@ -374,8 +376,8 @@ export interface ForecourtClient {
     remove(id: string, options?: CallOptions): Promise<void>;
     /** A new secret; the previous one keeps signing beside it for 24 hours. */
     rotateSecret(id: string, options?: CallOptions): Promise<RotatedWebhookSecret>;
-    /** A signed ping now; answers with the attempt. */
-    test(id: string, options?: CallOptions): Promise<WebhookDelivery>;
+    /** A signed ping now, or with `{ type }` a sample of that event type; answers with the attempt. */
+    test(id: string, query?: WebhookTestQuery, options?: CallOptions): Promise<WebhookDelivery>;
     /** Starts a disabled endpoint from where it stopped, or (with a cursor) replays from there. */
     resume(id: string, resume?: { cursor?: string }, options?: CallOptions): Promise<WebhookEndpoint>;
     /** One page of the delivery log, newest first. */

@@ -29,8 +29,9 @@ export function webhookMethods(api: Api): ForecourtClient['webhooks'] {
       const call = raw.POST('/webhooks/{id}/rotate-secret', { ...path(id), ...api.init(options) });
       return (await unwrap(call)).data.data;
     },
-    async test(id, options) {
-      return (await unwrap(raw.POST('/webhooks/{id}/test', { ...path(id), ...api.init(options) }))).data.data;
+    async test(id, query = {}, options) {
+      const call = raw.POST('/webhooks/{id}/test', { params: { path: { id }, query }, ...api.init(options) });
+      return (await unwrap(call)).data.data;
     },
     async resume(id, resume = {}, options) {
       const call = raw.POST('/webhooks/{id}/resume', { ...path(id), body: resume, ...api.init(options) });
