@@ -349,7 +349,12 @@ describe('test mode', () => {
       (await put(app, secret, 'seed', listingBody({ dealerProfileId: tree.ids.B, price: 1 }))).status,
       200,
     );
-    assert.equal((await put(app, secret, 'n1', listingBody({ dealerProfileId: tree.ids.B }))).status, 201);
+    // Two new references racing for the last free place: one gets it, the other is refused.
+    const raced = await Promise.all(
+      ['n1', 'n3'].map((ref) => put(app, secret, ref, listingBody({ dealerProfileId: tree.ids.B }))),
+    );
+    assert.deepEqual(raced.map((r) => r.status).sort(), [201, 422], raced.map((r) => r.text).join('\n'));
+    assert.equal(await total(secret, 'status=all'), TEST_LISTING_LIMIT);
     assertError(
       await put(app, secret, 'n2', listingBody({ dealerProfileId: tree.ids.B })),
       422,
