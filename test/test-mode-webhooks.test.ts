@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type NewEvent, recordEvents } from '../src/store/events.js';
 import {
   bootApp,
   createPartner,
@@ -122,5 +123,59 @@ describe('webhooks in test mode', () => {
     assert.ok(!testSink.listings.has(foreign));
     assert.deepEqual(liveSink.problems, []);
     assert.deepEqual(testSink.problems, []);
+  });
+
+  test('events: a test endpoint gets its partner’s test events, a live one live events, GET /events by mode', async () => {
+    const events = ['listing.readiness_changed'];
+    const liveHook = await startReceiver();
+    const testHook = await startReceiver();
+    try {
+      for (const [secret, sink] of [
+        [p.live, liveHook],
+        [p.test, testHook],
+      ] as const) {
+        const reply = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: sink.url, events } });
+        assert.equal(reply.status, 201, reply.text);
+        sink.secrets.push(reply.body.data.secret);
+      }
+      const liveId = await putListing(app, p.live, 'ev-ref', listingBody({ dealerProfileId: tree.ids.A1 }));
+      const testId = await putListing(app, p.test, 'ev-ref', listingBody({ dealerProfileId: tree.ids.A1 }));
+      const foreign = await putListing(
+        app,
+        otherTest,
+        'ev-foreign',
+        listingBody({ dealerProfileId: tree.ids.A1 }),
+      );
+      const readiness = (listingId: string): NewEvent => ({
+        type: 'listing.readiness_changed',
+        listingId,
+        data: { from: { live: false, reasons: [] }, to: { live: true, reasons: [] } },
+      });
+      await app.running.db.transaction((tx) =>
+        recordEvents(tx, [readiness(liveId), readiness(testId), readiness(foreign)]),
+      );
+      const delivered = (sink: Receiver) =>
+        sink.requests
+          .filter((r) => r.answered === 200 && r.type === 'listing.readiness_changed')
+          .flatMap((r) => JSON.parse(r.raw.body).data.map((e: { listingId: string }) => e.listingId));
+      const state = () =>
+        `live ${JSON.stringify(delivered(liveHook))}, test ${JSON.stringify(delivered(testHook))}`;
+      await eventually(() => delivered(liveHook).length > 0 && delivered(testHook).length > 0, state);
+      // One more live and test event each, delivered after the first: nothing else came before.
+      await app.running.db.transaction((tx) => recordEvents(tx, [readiness(liveId), readiness(testId)]));
+      await eventually(() => delivered(liveHook).length === 2 && delivered(testHook).length === 2, state);
+      assert.deepEqual(delivered(liveHook), [liveId, liveId]);
+      assert.deepEqual(delivered(testHook), [testId, testId]);
+      const feed = async (secret: string) => {
+        const reply = await app.call('GET', `${EXT}/events?types=listing.readiness_changed`, { secret });
+        assert.equal(reply.status, 200, reply.text);
+        return [...new Set(reply.body.data.map((e: { listingId: string }) => e.listingId))];
+      };
+      assert.deepEqual(await feed(p.live), [liveId]);
+      assert.deepEqual(await feed(p.test), [testId]);
+    } finally {
+      await liveHook.close();
+      await testHook.close();
+    }
   });
 });
