@@ -254,6 +254,24 @@ describe('forecourt import against the service', () => {
     assert.ok(!existsSync(`${feed}.import-state.json`), 'a finished run leaves no resume state');
   });
 
+  test('with a test secret: says test mode, writes test data only (docs/test-mode.md)', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const { secret } = await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/test-secret`);
+    const ref = unique('TST');
+    const csv = [
+      'External Reference,Dealer Location Code,Title,Price',
+      `${ref}-1,${tree.codes.A1},Golf,9500`,
+    ].join('\n');
+    const run = await runImport([feedFile(`${ref}.csv`, csv)], { secret });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /^test mode: /m);
+    assert.equal((await mine(secret)).get(`${ref}-1`)?.price, 9500);
+    assert.equal((await mine(partner.secret)).size, 0);
+    const live = await runImport([feedFile(`${ref}-live.csv`, csv)], { secret: partner.secret });
+    assert.equal(live.code, 0, live.stderr);
+    assert.doesNotMatch(live.stderr, /test mode/);
+  });
+
   test('a Belgian export with Dutch columns imports as is (examples/feed-be.csv, as docs/import.md shows)', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
     const ref = unique('BE');

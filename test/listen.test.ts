@@ -31,6 +31,8 @@ interface Received {
 
 let app: TestApp;
 let secret: string;
+/** The same partner's test secret (docs/test-mode.md). */
+let testSecret: string;
 let receiver: Server;
 let receiverUrl: string;
 const received: Received[] = [];
@@ -47,7 +49,9 @@ function headersOf(headers: IncomingHttpHeaders): Record<string, string> {
 before(async () => {
   app = await bootApp();
   const tree = await createTree(app);
-  secret = (await writer(app, [tree.ids.A!])).secret;
+  const partner = await writer(app, [tree.ids.A!]);
+  secret = partner.secret;
+  testSecret = (await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/test-secret`)).secret;
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -247,6 +251,27 @@ async function stopListen(child: ChildProcess, said: { text: string }): Promise<
   child.kill('SIGTERM');
   assert.equal(await exited, 0, said.text);
 }
+
+test('with a test secret, listen says it forwards test data (docs/test-mode.md)', async () => {
+  const said = { text: '' };
+  const run = startListen(['--url', app.url, '--interval-ms', '100', '--secret', testSecret], said);
+  try {
+    const until = Date.now() + 60_000;
+    while (!said.text.includes('listening') && Date.now() < until) await sleep(100);
+    assert.match(said.text, /^ {2}test mode: /m);
+  } finally {
+    await stopListen(run, said);
+  }
+  const live = { text: '' };
+  const liveRun = startListen(['--url', app.url, '--interval-ms', '100'], live);
+  try {
+    const until = Date.now() + 60_000;
+    while (!live.text.includes('listening') && Date.now() < until) await sleep(100);
+    assert.doesNotMatch(live.text, /test mode/);
+  } finally {
+    await stopListen(liveRun, live);
+  }
+});
 
 test('a new signing secret is printed shortened and written to a file of its own (mode 0600) to read it from', async () => {
   const said = { text: '' };

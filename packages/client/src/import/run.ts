@@ -1,4 +1,5 @@
 import { type BatchReport, createClient, type ListingInput } from '../index.js';
+import { testModeNotice } from '../mode.js';
 import { readColumnsFile } from './column-file.js';
 import { CliError, readCaFile } from './errors.js';
 import { localFailure, record, toldRows } from './failures.js';
@@ -35,6 +36,8 @@ export async function run(s: Settings, signal: AbortSignal): Promise<number> {
     ...(s.defaultLocation ? { location: s.defaultLocation } : {}),
   });
   const say = (text: string) => process.stderr.write(`${text}\n`);
+  const mode = testModeNotice(s.secret);
+  if (mode) say(mode);
   say(describeFeed(s.feedPath, feed));
   for (const note of feed.notes) say(note);
   if (s.mapPath) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { readCaFile } from '../import/errors.js';
 import { waitText } from '../import/messages.js';
 import { createClient, type Listing } from '../index.js';
+import { testModeNotice } from '../mode.js';
 import { sleep } from '../retry.js';
 import { newWebhookSecret } from '../webhook-sign.js';
 import { forward } from './forward.js';
@@ -42,8 +43,10 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
   const secret = s.webhookSecret ?? newWebhookSecret();
   const kept = s.webhookSecretFile ?? (s.webhookSecret ? undefined : newSecretFile(secret));
   if (s.webhookSecretFile) writeFileSync(s.webhookSecretFile, `${secret}\n`, { mode: 0o600 });
+  const mode = testModeNotice(s.secret);
   process.stdout.write(
     `forecourt listen: forwarding the changes of ${s.url} to ${s.forwardTo}\n` +
+      (mode ? `  ${mode}\n` : '') +
       `  signing secret: ${s.showSecret ? secret : maskSecret(secret)}\n` +
       `  (verify deliveries with it, as with an endpoint's secret; ${
         s.webhookSecret
