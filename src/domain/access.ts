@@ -1,3 +1,4 @@
+import { LIVE, type Mode } from '../store/listings/mode.js';
 import { profileForbidden } from './errors.js';
 import { messages } from './messages.js';
 
@@ -17,13 +18,8 @@ export type Access =
   | { scope: 'global'; rootProfileIds: []; profileIds: [] }
   | { scope: 'restricted'; rootProfileIds: string[]; profileIds: string[] };
 
-/**
- * Which listings a request sees and writes (docs/test-mode.md): the live ones, or the test data of
- * the partner whose test secret it sent. Every listing read and write takes one, so none can
- * forget it.
- */
-export type Mode = { test: false } | { test: true; partnerId: string };
-export const LIVE: Mode = { test: false };
+// A request's mode, live or test (docs/test-mode.md): the store turns it into SQL.
+export { LIVE, type Mode };
 
 /** The mode of a request by this partner. */
 export const modeOf = (partner: Pick<Partner, 'id' | 'test'>): Mode =>

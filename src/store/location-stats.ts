@@ -1,5 +1,5 @@
-import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
+import type { Mode } from './listings/mode.js';
 
 export interface LocationStats {
   activeListings: number;

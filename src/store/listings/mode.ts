@@ -1,4 +1,10 @@
-import type { Mode } from '../../domain/access.js';
+/**
+ * Which listings a request sees and writes (docs/test-mode.md): the live ones, or the test data of
+ * the partner whose test secret it sent. Every listing read and write takes one, so none can
+ * forget it. Defined here, where it becomes SQL; the domain re-exports it (domain/access.ts).
+ */
+export type Mode = { test: false } | { test: true; partnerId: string };
+export const LIVE: Mode = { test: false };
 
 /**
  * The one place a request's mode becomes SQL (docs/test-mode.md): live rows for a live request,

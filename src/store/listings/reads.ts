@@ -1,5 +1,5 @@
-import type { Mode } from '../../domain/access.js';
 import type { Projection, Queryable } from '../db.js';
+import type { Mode } from './mode.js';
 import { modeSql } from './mode.js';
 import { LISTING_COLUMNS, LISTING_JOINS, rowToStoredListing, type StoredListing } from './rows.js';
 
