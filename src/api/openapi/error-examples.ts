@@ -1,10 +1,10 @@
 import type { Issue } from '../../domain/errors.js';
 import { priceIssue } from '../../domain/listings/checks.js';
+import { LISTING_ID, REFERENCE } from '../../domain/listings/example.js';
 import { referenceRule } from '../../domain/listings/input.js';
 import { messages } from '../../domain/messages.js';
 import { unknownNameMessage } from '../../domain/suggest.js';
 import { ERROR_CODES, type ErrorCodeName } from './error-codes.js';
-import { LISTING_ID, REFERENCE } from './listing-example.js';
 
 /**
  * One realistic refusal per error code, its message made by the factory the service's code calls

@@ -1,7 +1,14 @@
 import { ENUMS } from '../../domain/enums.js';
 import { priceIssue } from '../../domain/listings/checks.js';
+import {
+  dealer,
+  GROUP_ID,
+  LISTING_ID,
+  LOCATION_ID,
+  listing,
+  REFERENCE,
+} from '../../domain/listings/example.js';
 import { messages } from '../../domain/messages.js';
-import { dealer, GROUP_ID, LISTING_ID, LOCATION_ID, listing, REFERENCE } from './listing-example.js';
 import { REQUEST_RESPONSE_EXAMPLES } from './request-examples.js';
 import { WEBHOOK_RESPONSE_EXAMPLES } from './webhook-examples.js';
 

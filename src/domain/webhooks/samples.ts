@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-// The reference page's example listing: a sample is the documented shape, never a partner's data.
-import { LISTING_ID, listing, REFERENCE } from '../../api/openapi/listing-example.js';
 import { type EventTypeName, eventSchema, eventType } from '../events/registry.js';
+// The reference page's example listing: a sample is the documented shape, never a partner's data.
+import { LISTING_ID, listing, REFERENCE } from '../listings/example.js';
 
 const IMAGE = 'https://images.example.com/stock-2026-0042/2.jpg';
 

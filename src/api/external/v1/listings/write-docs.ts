@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ENUMS } from '../../../../domain/enums.js';
+import { listingWriteExample } from '../../../../domain/listings/example.js';
 import { caseInsensitive } from '../../../../domain/listings/field-types.js';
 import { listingBodySchema, referenceSchema } from '../../../../domain/listings/input.js';
-import { listingWriteExample } from '../../../openapi/listing-example.js';
 
 /**
  * Request bodies of the write operations, for the OpenAPI document only. The domain validates

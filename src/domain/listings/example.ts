@@ -1,7 +1,8 @@
 /**
  * The Golf every example of the document shows: one used car at one location of one dealer
  * group, written (the body of a PUT or a bulk item: listingWriteExample) and read back (listing),
- * both made from the same facts so that the two cannot tell different stories.
+ * both made from the same facts so that the two cannot tell different stories. In the domain, not
+ * the API's document: a webhook test ping sends it too (domain/webhooks/samples.ts).
  */
 
 export const GROUP_ID = '0b7c1e9a-3f2d-4a5b-8c6d-7e8f9a0b1c2d';
