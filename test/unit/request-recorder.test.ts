@@ -197,8 +197,19 @@ test('a failure is kept with when it started, what was asked and what was answer
       issues: [{ path: 'price', message: 'must be positive', code: 'too_small' }],
       issueCount: 1,
       durationMs: 12.3,
+      test: false,
     },
   ]);
+  // A test secret's failure is kept marked as such (docs/test-mode.md).
+  h.recorder.record(answered({ requestId: 'req-2', test: true }));
+  await h.recorder.flush();
+  assert.deepEqual(
+    h.failures().map((f) => [f.requestId, f.test]),
+    [
+      ['req-1', false],
+      ['req-2', true],
+    ],
+  );
 });
 
 test('a request without a partner is counted under NO_PARTNER and kept with partnerId null', async () => {
