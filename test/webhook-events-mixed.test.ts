@@ -16,7 +16,8 @@ import { ref } from './helpers/write-fixtures.js';
  * real writes and real check results of the image checker against a local image server: each
  * type's deliveries come signed, in order per listing; the listing snapshots in changedAt order
  * with the partner's updatedAt kept; the events saying from what to what, in the order the
- * results happened (pending → ok, then a new URL: pending → unreachable).
+ * changes happened (pending → ok, then a new URL: pending → unreachable; readiness live, pending
+ * again by the partner's write, then no working image).
  */
 let app: TestApp;
 let images: ImageServer;
@@ -135,20 +136,20 @@ test('all three types, across a write and check results: each signed, in order p
     .find((i: any) => i.to === 'unreachable');
   assert.equal(notFound.problem.code, 'not_found');
 
-  // Readiness events: live first, then no working image.
+  // Readiness events: live (the check), pending again (the write of the new URL: a partner's own
+  // write records its event too), then no working image (the check). One chain: each event's
+  // `from` is the `to` of the one before.
   const readiness = applied('listing.readiness_changed', id);
-  assert.ok(readiness.length >= 2, JSON.stringify(readiness));
-  assert.equal(readiness[0]!.to.live, true);
   assert.deepEqual(
-    readiness.at(-1)!.to.reasons.map((r: any) => r.code),
-    ['no_working_image'],
+    readiness.map((e) => (e.to.live ? 'live' : e.to.reasons.map((r: any) => r.code).join('+'))),
+    ['live', 'images_pending', 'no_working_image'],
+    JSON.stringify(readiness),
   );
-  // Only the service's changes are events: the write that made the listing pending again is in
-  // listings.changed, so the last event's `from` is the readiness that write left, not `live`.
   assert.deepEqual(
-    readiness.at(-1)!.from.reasons.map((r: any) => r.code),
+    readiness[0]!.from.reasons.map((r: any) => r.code),
     ['images_pending'],
   );
+  for (let i = 1; i < readiness.length; i++) assert.deepEqual(readiness[i]!.from, readiness[i - 1]!.to);
 
   // Every event, whatever its type, in occurredAt order within its type, each id once.
   for (const type of ['listing.images_checked', 'listing.readiness_changed']) {

@@ -22,17 +22,24 @@ export interface NewEvent {
  * many rows). Takes the row lock of each listing concerned (the change holds it already, as a
  * rule): events of one listing are then stamped and numbered in commit order, which their walk
  * relies on (migration 019). Returns the events' ids. Throws when a listing does not exist.
+ * `locked`: the caller holds every listing's row lock already (a partner's write took FOR UPDATE
+ * before changing them): the events then cost one statement.
  */
-export async function recordEvents(tx: Queryable, rows: readonly NewEvent[]): Promise<string[]> {
+export async function recordEvents(
+  tx: Queryable,
+  rows: readonly NewEvent[],
+  { locked = false }: { locked?: boolean } = {},
+): Promise<string[]> {
   if (rows.length === 0) return [];
   const ids = rows.map(() => randomUUID());
   const listingIds = rows.map((r) => r.listingId);
   // Sorted by id: two transactions locking the same listings take them in the same order.
-  await tx.query(
-    'LockEventListings',
-    `SELECT id FROM listings WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
-    [[...new Set(listingIds)]],
-  );
+  if (!locked)
+    await tx.query(
+      'LockEventListings',
+      `SELECT id FROM listings WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+      [[...new Set(listingIds)]],
+    );
   const inserted = await tx.query<{ n: number }>(
     'RecordEvents',
     `WITH added AS (

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from './db.js';
-import { listingBodySql } from './listings/json.js';
+import { listingBodySql, storedReadinessSql } from './listings/json.js';
 
 /**
  * The image checks (migration 018, docs/images.md): one row per distinct image URL, claimed by
@@ -79,7 +79,7 @@ const RECORD_SQL = `WITH before AS (
    SELECT a.changed, b.state AS previous_state FROM after a, before b`;
 
 /** The readiness object at the end of a listing's stored text (json.ts: the body's last key). */
-const READINESS = `substring(l.read_json FROM ',"readiness":(\\{"live":.*\\})$')`;
+const READINESS = storedReadinessSql('l');
 
 // The listings that use the URL, locked in id order (as recordEvents locks them), with their
 // readiness before. Then, in a statement of its own, their stored text rewritten: its snapshot is

@@ -247,6 +247,14 @@ export function listingBodySql(src = stored): string {
   return concat(pairs(BODY, '', 'NULL', src));
 }
 
+/**
+ * The readiness object (JSON text) in the stored body of listing `alias`: the body's last key
+ * (BODY), so a statement that locks or writes the row reads it back without building it again.
+ * Null when the text has none.
+ */
+export const storedReadinessSql = (alias = 'l') =>
+  `substring(${alias}.read_json FROM ',"readiness":(\\{"live":.*\\})$')`;
+
 /** What `listings.read_json_tail` holds, built fresh: `,"createdAt":"...","updatedAt":"..."}`. */
 export function listingTailSql(src = stored): string {
   return concat([...pairs(TAIL, '', 'NULL', src), "'}'"]);

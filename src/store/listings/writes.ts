@@ -1,6 +1,6 @@
 import type { Projection, Queryable } from '../db.js';
 import { LISTING_FIELDS, type ListingFieldName } from './columns.js';
-import { type ListingSource, listingBodySql, listingTailSql } from './json.js';
+import { type ListingSource, listingBodySql, listingTailSql, storedReadinessSql } from './json.js';
 import type { Owner } from './mode.js';
 import { LISTING_JOINS } from './rows.js';
 
@@ -38,6 +38,11 @@ export interface ExistingListing {
   reference: string;
   dealerProfileId: string;
   status: string;
+  /**
+   * Its readiness as stored (JSON text, docs/images.md "Readiness"), read by the lock: the `from`
+   * of the readiness event a write records when it changes it. Null when the text holds none.
+   */
+  readiness?: string | null;
 }
 
 export interface WrittenListing {
@@ -45,6 +50,8 @@ export interface WrittenListing {
   reference: string;
   status: string;
   dealerProfileId: string;
+  /** An updated listing's readiness as written (JSON text); absent for a new or unchanged one. */
+  readiness?: string | null;
 }
 
 /** What a write returns of each listing with `version`: the listing as that projection reads it. */
@@ -95,6 +102,11 @@ const STATUS_SOLD_AT = `CASE WHEN $3 = 'sold' THEN coalesce(l.sold_at, write_sta
 // next_updated_at() gives the same instant each time within a transaction for the same previous
 // value, so the read text's updatedAt, computed by a second call, is the one the row gets.
 const NEXT_UPDATED_AT = 'next_updated_at(l.updated_at)';
+/**
+ * An updated row's readiness as its new text has it (RETURNING sees the new row): with the one
+ * its lock read, what tells the writer whether to record a readiness event (docs/webhooks.md).
+ */
+const READINESS = storedReadinessSql('l');
 
 /**
  * The read model's text (migration 011) is written by the statement that writes the row, from
@@ -123,8 +135,9 @@ async function existing(
   if (references.length === 0) return [];
   return tx.query<ExistingListing>(
     lock ? 'LockListings' : 'FindListings',
-    `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status
-     FROM listings WHERE partner_id = $1 AND test = $3 AND external_reference = ANY($2::text[])
+    `SELECT id, external_reference AS reference, dealer_profile_id AS "dealerProfileId", status,
+            ${storedReadinessSql()} AS readiness
+     FROM listings l WHERE partner_id = $1 AND test = $3 AND external_reference = ANY($2::text[])
      ORDER BY external_reference${lock ? ' FOR UPDATE' : ''}`,
     [owner.partnerId, references, owner.test],
   );
@@ -159,6 +172,7 @@ function written<T>(row: Record<string, unknown>, version: Projection<T> | undef
     status: row.status as string,
     dealerProfileId: row.dealerProfileId as string,
   };
+  if (row.readiness !== undefined) listing.readiness = row.readiness as string | null;
   if (version) listing.version = version.read(row);
   return listing;
 }
@@ -268,7 +282,7 @@ export function listingWriteStore(db: Queryable) {
       // them: the writer holds their locks. Skipped at once when every row changed.
       const unchanged = version
         ? `UNION ALL
-           SELECT ${answer(version)}, false AS changed FROM listings l${joins(version)}
+           SELECT ${answer(version)}, NULL::text AS readiness, false AS changed FROM listings l${joins(version)}
            WHERE l.id = ANY($4::uuid[]) AND l.id NOT IN (SELECT id FROM w)
              AND (SELECT count(*) FROM w) < cardinality($4::uuid[])`
         : '';
@@ -286,10 +300,10 @@ export function listingWriteStore(db: Queryable) {
            WHERE l.partner_id = $1 AND l.test = $3 AND l.external_reference = x.reference
              AND (l.status, l.dealer_profile_id, ${COLUMNS.map((c) => `l.${c}`).join(', ')})
                  IS DISTINCT FROM (${NEW_STATUS}, ${NEW_DEALER}, ${COLUMNS.map((c) => `x.${c}`).join(', ')})
-           RETURNING ${returning(version)},
+           RETURNING ${returning(version)}, ${READINESS} AS readiness,
              (x.prev_status, x.prev_dealer_profile_id) IS DISTINCT FROM (l.status, l.dealer_profile_id) AS moved
          ), h AS (${history(owner, 'w', ' WHERE moved')})
-         SELECT ${answer(version)}, true AS changed FROM w l${joins(version)}
+         SELECT ${answer(version)}, l.readiness, true AS changed FROM w l${joins(version)}
          ${unchanged}`,
         version
           ? [owner.partnerId, toJson(rows), owner.test, rows.map((r) => r.id)]
@@ -312,7 +326,7 @@ export function listingWriteStore(db: Queryable) {
     ): Promise<{ written: WrittenListing | undefined; version: T | undefined }> {
       const unchanged = version
         ? `UNION ALL
-           SELECT ${answer(version)}, false AS changed FROM listings l${joins(version)}
+           SELECT ${answer(version)}, NULL::text AS readiness, false AS changed FROM listings l${joins(version)}
            WHERE l.partner_id = $1 AND l.test = $4 AND l.external_reference = $2 AND NOT EXISTS (SELECT 1 FROM w)`
         : '';
       const rows = await tx.query(
@@ -321,9 +335,9 @@ export function listingWriteStore(db: Queryable) {
            UPDATE listings l SET status = $3, sold_at = ${STATUS_SOLD_AT}, updated_at = ${NEXT_UPDATED_AT},
              ${statusText}
            WHERE partner_id = $1 AND test = $4 AND external_reference = $2 AND status <> $3
-           RETURNING ${returning(version)}
+           RETURNING ${returning(version)}, ${READINESS} AS readiness
          ), h AS (${history(owner, 'w')})
-         SELECT ${answer(version)}, true AS changed FROM w l${joins(version)}
+         SELECT ${answer(version)}, l.readiness, true AS changed FROM w l${joins(version)}
          ${unchanged}`,
         [owner.partnerId, reference, status, owner.test],
       );

@@ -9,6 +9,7 @@ import { priceIssue } from '../checks.js';
 import type { Status } from '../input.js';
 import { type StatusResult, validationFailed } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
+import { recordReadinessChanges } from './readiness-events.js';
 import { withWriteRetry } from './retry.js';
 import { readVersion, versionOf } from './version.js';
 
@@ -62,6 +63,11 @@ export async function changeStatus(
                 throw priceRequired(status);
               throw error;
             });
+          // Active or not is part of readiness: its event, when it changed, under the same lock.
+          if (changed)
+            await recordReadinessChanges(tx, [
+              { listingId: current.id, from: current.readiness, to: changed.readiness },
+            ]);
           const answer = { listingId: current.id, externalReference: reference, status };
           if (options.dryRun) {
             // Done, then rolled back: the answer says what would change, with the version that stays.

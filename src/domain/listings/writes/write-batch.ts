@@ -19,6 +19,7 @@ import {
   validationFailed,
 } from '../items.js';
 import type { ListingWriteDeps } from './deps.js';
+import { recordReadinessChanges } from './readiness-events.js';
 import { Raced } from './retry.js';
 import { type Version, versionOf } from './version.js';
 
@@ -92,17 +93,17 @@ export async function writeBatch(
     tx,
     { version },
   );
+  const updated = answered.filter((r) => r.changed);
+  // An existing listing whose readiness the update changed: its event, under the same locks.
+  await recordReadinessChanges(
+    tx,
+    updated.map((r) => ({ listingId: r.id, from: existing.get(r.reference)?.readiness, to: r.readiness })),
+  );
   const versions = new Map<string, Version>();
   for (const row of [...inserted, ...answered])
     if (row.version) versions.set(row.reference, versionOf(row.version));
   return {
-    results: outcomes(
-      rows,
-      winners,
-      existing,
-      inserted,
-      answered.filter((r) => r.changed),
-    ),
+    results: outcomes(rows, winners, existing, inserted, updated),
     versions,
   };
 }
