@@ -1,10 +1,9 @@
-import type { ImageState } from '../domain/images/classify.js';
-import type { ImageFormat } from '../domain/images/formats.js';
 import type { Queryable } from './db.js';
 
 /** The images of one partner's listings in one state with one problem (the problem null when none). */
 export interface ImageHealthGroup {
-  state: ImageState;
+  /** A check state (domain/images/classify.ts, IMAGE_STATES). */
+  state: string;
   problemCode: string | null;
   /** Distinct image URLs: one check each, however many listings use it. */
   images: number;
@@ -30,9 +29,9 @@ export interface NotLiveListing {
 
 /** An image's check as the read shape writes it (store/listings/json.ts). */
 export interface ImageCheckJson {
-  state: ImageState;
+  state: string;
   checkedAt: string | null;
-  format: ImageFormat | null;
+  format: string | null;
   width: number | null;
   height: number | null;
   bytes: number | null;
@@ -66,7 +65,7 @@ export function imageHealthStore(db: Queryable) {
     /** The partner's images grouped by state and problem. */
     async groups(partnerId: string): Promise<ImageHealthGroup[]> {
       const rows = await db.query<{
-        state: ImageState;
+        state: string;
         problem_code: string | null;
         images: number;
         listings: number;
