@@ -119,20 +119,24 @@ export async function rewriteListingsOfImage(tx: Queryable, url: string): Promis
 /**
  * Rewrites, in `tx`, the stored text of the listings using `url` whose text differs from a fresh
  * build: a write that rendered the image's previous result while the result committed (its
- * statement's snapshot was older) is set right. Returns how many it rewrote.
+ * statement's snapshot was older) is set right. Returns the listings it rewrote, each with its
+ * readiness before and after (a changed one is an event: results.ts).
  */
-export async function rerenderListingsOfImage(tx: Queryable, url: string): Promise<number> {
-  const locked = await tx.query<{ id: string }>('LockListingsOfImage', LOCK_SQL, [url]);
-  if (locked.length === 0) return 0;
+export async function rerenderListingsOfImage(tx: Queryable, url: string): Promise<RewrittenListing[]> {
+  const locked = await tx.query<{ id: string; before: string | null }>('LockListingsOfImage', LOCK_SQL, [
+    url,
+  ]);
+  if (locked.length === 0) return [];
   const body = listingBodySql();
-  const rows = await tx.query<{ id: string }>(
+  const rows = await tx.query<{ id: string; after: string | null }>(
     'RerenderListingsOfImage',
     `UPDATE listings l SET read_json = ${body}
      WHERE l.id = ANY($1::uuid[]) AND l.read_json IS DISTINCT FROM ${body}
-     RETURNING l.id`,
+     RETURNING l.id, ${READINESS} AS after`,
     [locked.map((l) => l.id)],
   );
-  return rows.length;
+  const before = new Map(locked.map((l) => [l.id, l.before]));
+  return rows.map((r) => ({ id: r.id, before: before.get(r.id) ?? null, after: r.after }));
 }
 
 export function imageCheckStore(db: Db) {

@@ -2,14 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type ImageFetcher, imageFetcher } from '../../outbound/image-fetch.js';
 import type { ImageFetchResult } from '../../outbound/image-fetch-result.js';
 import type { Db, Queryable } from '../../store/db.js';
-import {
-  type ClaimedCheck,
-  type ImageCheckStore,
-  type Recorded,
-  rerenderListingsOfImage,
-} from '../../store/image-checks.js';
+import type { ClaimedCheck, ImageCheckStore, Recorded } from '../../store/image-checks.js';
 import { classifyFetch, IMAGE_LIMITS, type ImageCheck, type ImageState } from './classify.js';
 import { type HostLimits, retryAfterMs } from './host-limits.js';
+import { imageListingsSettled } from './results.js';
 import { failuresAfter, nextCheckAt } from './schedule.js';
 
 /**
@@ -100,7 +96,7 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
     for (const [url, due] of settle) {
       if (due > at) continue;
       settle.delete(url);
-      await deps.db.transaction((tx) => rerenderListingsOfImage(tx, url), { maxMs: deps.writeTxMs });
+      await deps.db.transaction((tx) => imageListingsSettled(tx, url), { maxMs: deps.writeTxMs });
     }
   }
 

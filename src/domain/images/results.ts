@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store/db.js';
 import { type NewEvent, recordEvents } from '../../store/events.js';
-import { rewriteListingsOfImage } from '../../store/image-checks.js';
+import { rerenderListingsOfImage, rewriteListingsOfImage } from '../../store/image-checks.js';
+import { recordReadinessChanges } from '../listings/writes/readiness-events.js';
 import type { CheckOutcome } from './checker.js';
 
 /**
@@ -30,4 +31,17 @@ export async function imageCheckChanged(tx: Queryable, outcome: CheckOutcome): P
       });
   }
   await recordEvents(tx, events);
+}
+
+/**
+ * The second look at an image's listings, in `tx` (checker.ts): the text of a listing a write
+ * rendered from an older result is set right, and where that changes its readiness the change is
+ * an event like any other, so the listing's next event starts where this one ends (docs/webhooks.md).
+ */
+export async function imageListingsSettled(tx: Queryable, url: string): Promise<void> {
+  const listings = await rerenderListingsOfImage(tx, url);
+  await recordReadinessChanges(
+    tx,
+    listings.map((l) => ({ listingId: l.id, from: l.before, to: l.after })),
+  );
 }
