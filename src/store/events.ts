@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
+import type { Mode } from './listings/mode.js';
 
 /**
  * The outbox of events webhook endpoints subscribe to (migration 019, docs/webhooks.md). The event
