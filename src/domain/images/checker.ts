@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../../store/db.js';
 import type { ClaimedCheck, ImageCheckStore, Recorded } from '../../store/image-checks.js';
 import { classifyFetch, IMAGE_LIMITS, type ImageCheck, type ImageState } from './classify.js';
 import { type HostLimits, retryAfterMs } from './host-limits.js';
-import { imageListingsSettled } from './results.js';
+import { type CheckOutcome, imageListingsSettled } from './results.js';
 import { failuresAfter, nextCheckAt } from './schedule.js';
 
 /**
@@ -35,13 +35,6 @@ export function checkFetcher(options: {
   timeoutMs: number;
 }): ImageFetcher {
   return imageFetcher({ ...options, maxBytes: IMAGE_LIMITS.maxBytes });
-}
-
-/** What a result changed, for whoever writes what follows from it in the same transaction. */
-export interface CheckOutcome {
-  url: string;
-  check: ImageCheck;
-  previousState: ImageState;
 }
 
 export interface ImageCheckerDeps {

@@ -2,7 +2,14 @@ import type { Queryable } from '../../store/db.js';
 import { type NewEvent, recordEvents } from '../../store/events.js';
 import { rerenderListingsOfImage, rewriteListingsOfImage } from '../../store/image-checks.js';
 import { recordReadinessChanges } from '../listings/writes/readiness-events.js';
-import type { CheckOutcome } from './checker.js';
+import type { ImageCheck, ImageState } from './classify.js';
+
+/** What a result changed, for whoever writes what follows from it in the same transaction. */
+export interface CheckOutcome {
+  url: string;
+  check: ImageCheck;
+  previousState: ImageState;
+}
 
 /**
  * What follows, in the result's own transaction, when a check changed what partners see of an
