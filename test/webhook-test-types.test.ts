@@ -110,7 +110,14 @@ test('the operator: admin API and forecourt webhooks test --type', async () => {
 
   let out = '';
   let err = '';
-  const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
+  const io = {
+    out: (t: string) => {
+      out += t;
+    },
+    err: (t: string) => {
+      err += t;
+    },
+  };
   const run = (...args: string[]) =>
     runAdminCommand('webhooks', [...args, '--url', app.url], { DATA_DIR: app.dataDir }, io);
   assert.equal(await run('test', all, '--type', 'listing.readiness_changed'), 0, err);
