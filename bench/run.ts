@@ -58,6 +58,9 @@ const { values } = parseArgs({
     'pool-mode': { type: 'string', default: 'transaction' },
     // The service's side only, no limits (comparing ways of connecting: the limits do not change).
     'service-only': { type: 'boolean', default: false },
+    // Reads ask for a compressed answer (e.g. gzip, br): its cost to the service, against a run
+    // without (docs/api.md, "Compression"). Each page's bytes on the wire are reported.
+    'accept-encoding': { type: 'string' },
   },
 });
 const databaseUrl = values['database-url'];
@@ -107,6 +110,18 @@ async function serviceLoad(options: Parameters<typeof load>[0]) {
   };
 }
 const auth = (who: Parameters<typeof secretOf>[1]) => ({ authorization: `Bearer ${secretOf(dataset, who)}` });
+const acceptEncoding = values['accept-encoding'];
+const encoding: Record<string, string> = acceptEncoding ? { 'accept-encoding': acceptEncoding } : {};
+
+/** A page's bytes as they travel with --accept-encoding (undici's request does not decode). */
+async function wireBytes(pathAndQuery: string, who: Parameters<typeof secretOf>[1]) {
+  const res = await request(`${service.url}${API}${pathAndQuery}`, {
+    dispatcher: service.dispatcher,
+    headers: { ...auth(who), ...encoding },
+  });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { encoding: String(res.headers['content-encoding'] ?? 'identity'), bytes: body.length };
+}
 
 async function get(pathAndQuery: string, who: Parameters<typeof secretOf>[1]) {
   const res = await request(`${service.url}${API}${pathAndQuery}`, {
@@ -169,9 +184,10 @@ for (const s of reads) {
     url: `${service.url}${API}${s.path}`,
     connections,
     durationS,
-    headers: auth(s.who),
+    headers: { ...auth(s.who), ...encoding },
   });
   const result: Scenario = { name: s.name, connections, service: measured, ...usage };
+  if (acceptEncoding) result.wireBytes = await wireBytes(s.path, s.who);
   if (!serviceOnly) {
     log(`${s.name}: HTTP limit`);
     result.httpLimit = await load({ url: `${httpLimit.url}${API}${s.path}`, connections, durationS });

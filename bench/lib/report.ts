@@ -16,6 +16,8 @@ export interface Scenario {
   serviceCpuMs?: number;
   /** The service's resident memory at the end of the service run. */
   rssMb?: number;
+  /** With --accept-encoding: the page's encoding and bytes on the wire. */
+  wireBytes?: { encoding: string; bytes: number };
   /** The peer (Platformatic DB) serving the same page in the same run, with and without a total. */
   peer?: { withTotals: Measured; withoutTotals: Measured };
   /** requests/s ÷ the peer's without totals. */
