@@ -400,6 +400,35 @@ describe('request records: the operator view, usage and metrics', () => {
     assert.deepEqual(series, [`forecourt_partner_info{partner="${partner.id}",name="${renamed}"} 1`]);
   });
 
+  test("test requests are counted apart: live usage by default, ?test=true the test secret's", async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+    const testSecret = (await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/test-secret`))
+      .secret;
+    assert.equal((await app.call('GET', `${EXT}/listings`, { secret: partner.secret })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await app.call('GET', `${EXT}/listings`, { secret: testSecret })).status, 200);
+    const refused = await app.call('GET', `${EXT}/listings?nope=1`, { secret: testSecret });
+    assert.equal(refused.status, 400);
+
+    const live = await app.admin('GET', `/partners/${partner.id}/usage`);
+    assert.equal(live.test, false);
+    assert.deepEqual([live.totals.requests, live.totals.clientErrors], [1, 0]);
+    assert.deepEqual(live.topErrorCodes, []);
+    const test = await app.admin('GET', `/partners/${partner.id}/usage?test=true`);
+    assert.equal(test.test, true);
+    assert.deepEqual([test.totals.requests, test.totals.clientErrors], [4, 1]);
+    assert.equal(test.buckets.at(-1).requests, 4, 'the current hour holds the test requests');
+    assert.deepEqual(
+      test.topErrorCodes.map((c: { code: string }) => c.code),
+      [refused.body.error.code],
+    );
+    const since = await app.admin(
+      'GET',
+      `/partners/${partner.id}/usage?test=true&since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`,
+    );
+    assert.equal(since.totals.requests, 4);
+  });
+
   test('requests per secret during a rotation grace: counted from the rotation time, in the totals and buckets', async () => {
     const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
     const first = partner.secret;

@@ -49,6 +49,8 @@ export const noUsage = (): UsageCounts =>
 export interface UsageInput extends UsageCounts {
   partnerId: string;
   minute: string;
+  /** Requests made with a test secret, counted apart from live ones (migration 028). */
+  test: boolean;
 }
 
 /**
@@ -140,16 +142,16 @@ export function requestRecordStore(db: Queryable) {
            RETURNING 1
          )
          INSERT INTO partner_usage AS u
-           (partner_id, minute, requests, client_errors, server_errors, rate_limited, items_written,
+           (partner_id, minute, test, requests, client_errors, server_errors, rate_limited, items_written,
             items_failed, failures_not_kept, previous_key_requests, retired_key_requests)
-         SELECT r."partnerId", r.minute, r.requests, r."clientErrors", r."serverErrors", r."rateLimited",
+         SELECT r."partnerId", r.minute, coalesce(r.test, false), r.requests, r."clientErrors", r."serverErrors", r."rateLimited",
                 r."itemsWritten", r."itemsFailed", r."failuresNotKept", r."previousKeyRequests",
                 r."retiredKeyRequests"
-         FROM jsonb_to_recordset($2::jsonb) AS r("partnerId" uuid, minute timestamptz, requests integer,
+         FROM jsonb_to_recordset($2::jsonb) AS r("partnerId" uuid, minute timestamptz, test boolean, requests integer,
            "clientErrors" integer, "serverErrors" integer, "rateLimited" integer, "itemsWritten" integer,
            "itemsFailed" integer, "failuresNotKept" integer, "previousKeyRequests" integer,
            "retiredKeyRequests" integer)
-         ON CONFLICT (partner_id, minute) DO UPDATE SET
+         ON CONFLICT (partner_id, minute, test) DO UPDATE SET
            requests = u.requests + excluded.requests,
            client_errors = u.client_errors + excluded.client_errors,
            server_errors = u.server_errors + excluded.server_errors,
@@ -248,9 +250,10 @@ export function requestRecordStore(db: Queryable) {
 
     /**
      * Per-bucket sums over [since, now) for one partner (or NO_PARTNER); buckets of `bucketMinutes`,
-     * aligned on multiples of it since the epoch, or from `since` when `fromSince`.
+     * aligned on multiples of it since the epoch, or from `since` when `fromSince`. Live requests,
+     * or with `test` those made with a test secret: the two are counted apart.
      */
-    async usage(partnerId: string, since: string, bucketMinutes: number, fromSince = false) {
+    async usage(partnerId: string, since: string, bucketMinutes: number, fromSince = false, test = false) {
       const origin = fromSince ? Date.parse(since) / 1000 : 0;
       const rows = await db.query(
         'PartnerUsage',
@@ -262,9 +265,9 @@ export function requestRecordStore(db: Queryable) {
                 sum(failures_not_kept)::bigint AS failures_not_kept,
                 sum(previous_key_requests)::bigint AS previous_key_requests,
                 sum(retired_key_requests)::bigint AS retired_key_requests
-         FROM partner_usage WHERE partner_id = $1 AND minute >= $2::timestamptz
+         FROM partner_usage WHERE partner_id = $1 AND minute >= $2::timestamptz AND test = $5
          GROUP BY bucket ORDER BY bucket`,
-        [partnerId, since, bucketMinutes, origin],
+        [partnerId, since, bucketMinutes, origin, test],
       );
       return rows.map((row) => ({
         start: (row.bucket as Date).toISOString(),
@@ -325,13 +328,13 @@ export function requestRecordStore(db: Queryable) {
     },
 
     /** The most frequent error codes of a partner's failures since a time. */
-    async topCodes(partnerId: string, since: string, limit: number) {
+    async topCodes(partnerId: string, since: string, limit: number, test = false) {
       const rows = await db.query(
         'TopErrorCodes',
         `SELECT coalesce(code, 'NONE') AS code, status, count(*)::bigint AS n
-         FROM request_failures WHERE partner_id = $1 AND at >= $2::timestamptz
+         FROM request_failures WHERE partner_id = $1 AND at >= $2::timestamptz AND test = $4
          GROUP BY code, status ORDER BY n DESC, code LIMIT $3`,
-        [partnerId, since, limit],
+        [partnerId, since, limit, test],
       );
       return rows.map((row) => ({
         code: row.code as string,

@@ -129,6 +129,7 @@ export const usageSchema = z.object({
   window: z
     .enum([...(Object.keys(USAGE_WINDOWS) as [keyof typeof USAGE_WINDOWS]), 'since'])
     .describe('The window asked for, or "since" when the query gave a start (`since`).'),
+  test: z.boolean().describe('true: requests made with the test secret; false: live requests.'),
   bucketMinutes: z.number().int(),
   since: z.string(),
   totals: z.object(counts),

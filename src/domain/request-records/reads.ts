@@ -186,7 +186,7 @@ export function requestRecordReads(deps: {
      * With `from` (a rotation's time, say): from its minute to now instead, in buckets aligned on
      * that minute, as small as keeps them at most 180 (a minute over the first 3 hours).
      */
-    async usage(partnerId: string | null, window: UsageWindow, from?: Date) {
+    async usage(partnerId: string | null, window: UsageWindow, from?: Date, test = false) {
       let { hours, bucketMinutes } = USAGE_WINDOWS[window];
       let start: number;
       let end: number;
@@ -207,8 +207,8 @@ export function requestRecordReads(deps: {
       await deps.flush();
       const id = partnerId ?? NO_PARTNER;
       const [rows, topCodes] = await Promise.all([
-        deps.store.usage(id, since, bucketMinutes, from !== undefined),
-        deps.store.topCodes(id, since, 10),
+        deps.store.usage(id, since, bucketMinutes, from !== undefined, test),
+        deps.store.topCodes(id, since, 10, test),
       ]);
       const byStart = new Map(rows.map((row) => [row.start, row]));
       // Every bucket, empty ones as zeros: a chart's gaps are then real quiet, not missing rows.
@@ -221,6 +221,7 @@ export function requestRecordReads(deps: {
       for (const bucket of buckets) for (const name of USAGE_COUNTS) totals[name] += bucket[name];
       return {
         window: from ? ('since' as const) : window,
+        test,
         bucketMinutes,
         since,
         totals,

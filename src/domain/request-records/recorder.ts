@@ -86,11 +86,11 @@ export function requestRecorder(deps: {
   let flushing: Promise<void> | undefined;
   let lastRetention = 0;
 
-  function usageOf(partnerId: string, minute: number): UsageInput {
-    const key = `${partnerId}|${minute}`;
+  function usageOf(partnerId: string, minute: number, test: boolean): UsageInput {
+    const key = `${partnerId}|${minute}|${test}`;
     let entry = usage.get(key);
     if (!entry) {
-      entry = { partnerId, minute: new Date(minute).toISOString(), ...noUsage() };
+      entry = { partnerId, minute: new Date(minute).toISOString(), test, ...noUsage() };
       usage.set(key, entry);
     }
     return entry;
@@ -113,7 +113,7 @@ export function requestRecorder(deps: {
     const at = now();
     const minute = at - (at % 60_000);
     const partner = answered.partnerId ?? NO_PARTNER;
-    const counts = usageOf(partner, minute);
+    const counts = usageOf(partner, minute, answered.test === true);
     counts.requests++;
     // A test secret's use is not the live secret's: the rotation's "moved" verdict and "last
     // used" are read from the key use, which counts live secrets only (docs/test-mode.md).
@@ -250,7 +250,7 @@ export function requestRecorder(deps: {
 
   function mergeBack(counts: UsageInput[]): void {
     for (const c of counts) {
-      const into = usageOf(c.partnerId, Date.parse(c.minute));
+      const into = usageOf(c.partnerId, Date.parse(c.minute), c.test);
       for (const name of USAGE_COUNTS) into[name] += c[name];
     }
   }

@@ -9,7 +9,7 @@ import {
   USAGE_WINDOWS,
   type UsageWindow,
 } from '../../../domain/request-records/reads.js';
-import { dateTimeParam, textParam, uuidParam } from '../../schemas/query.js';
+import { booleanParam, dateTimeParam, textParam, uuidParam } from '../../schemas/query.js';
 import {
   operatorRecordPageSchema,
   operatorRecordSchema,
@@ -90,6 +90,11 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
               .describe(
                 "Instead of a window: from this time's minute to now (at most 7 days back), in buckets of 1 minute over the first 3 hours, then 5, 15, 60 or 360 minutes (at most 180 buckets). A partner's secretRotatedAt gives the requests per secret since its rotation.",
               ),
+            test: booleanParam
+              .optional()
+              .describe(
+                'true: the requests made with the test secret (counted apart); default false, live requests.',
+              ),
           }),
           response: { 200: z.object({ data: usageSchema }), ...errors },
         },
@@ -109,6 +114,7 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
             request.params.id === 'none' ? null : request.params.id,
             request.query.window ?? '24h',
             since,
+            request.query.test ?? false,
           ),
         };
       },
