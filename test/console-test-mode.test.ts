@@ -49,6 +49,11 @@ test('the partner page, failed requests and webhook endpoints mark test mode', a
   assert.equal(refused.status, 400);
   await open(`#/requests?partnerId=${partner.id}`, 'Requests');
   assert.match(await b.page.locator('table').innerText(), /current \(test\)/);
+  // Usage counts the test request apart from live traffic (migration 028).
+  await open(`#/partners/${partner.id}`, name);
+  assert.match(await b.page.locator('[data-test-total="requests"]').innerText(), /\b1\b/);
+  assert.match(await b.page.locator('[data-test-total="4xx"]').innerText(), /\b1\b/);
+  assert.match(await b.page.locator('[data-total="requests"]').innerText(), /\b0\b/);
 
   const hook = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: receiver.url } });
   assert.equal(hook.status, 201, hook.text);

@@ -81,10 +81,12 @@ function rotationPanel(p, r, act) {
  * @returns {Promise<import('../types.js').Content>}
  */
 export async function partner(id, window = '24h') {
-  /** @type {[{data: Partner}, {data: import('../types.js').Usage}, import('../types.js').RequestPage, {data: import('../types.js').Dealer[]}]} */
-  const [{ data: p }, { data: usage }, failures, { data: dealers }] = await Promise.all([
+  /** @type {[{data: Partner}, {data: import('../types.js').Usage}, {data: import('../types.js').Usage}, import('../types.js').RequestPage, {data: import('../types.js').Dealer[]}]} */
+  const [{ data: p }, { data: usage }, { data: testUsage }, failures, { data: dealers }] = await Promise.all([
     api('GET', `/partners/${id}`),
     api('GET', `/partners/${id}/usage?window=${window}`),
+    // Test requests are counted apart (docs/test-mode.md): the usage above is live traffic only.
+    api('GET', `/partners/${id}/usage?window=${window}&test=true`),
     api('GET', `/requests?partnerId=${id}&pageSize=20`),
     api('GET', '/dealers'),
   ]);
@@ -263,6 +265,21 @@ export async function partner(id, window = '24h') {
           'p',
           { class: 'warn' },
           `${fmt(t.failuresNotKept)} failures were counted but not kept one by one (over the per-minute limit).`,
+        )
+      : null,
+    p.testSecretIssuedAt || testUsage.totals.requests
+      ? h(
+          'div',
+          { 'data-test-usage': '' },
+          h('h2', {}, 'Test usage (requests with the test secret, not counted above)'),
+          cards(
+            /** @type {[string, number][]} */ ([
+              ['requests', testUsage.totals.requests],
+              ['4xx', testUsage.totals.clientErrors],
+              ['5xx', testUsage.totals.serverErrors],
+              ['bulk items written', testUsage.totals.itemsWritten],
+            ]).map(([label, n]) => [label, fmt(n), { 'data-test-total': label }]),
+          ),
         )
       : null,
     h('h2', {}, 'Top error codes'),
