@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import { EVENT_TYPE_NAMES } from '../src/domain/events/registry.js';
 import { fits, fitsText, operations, PREFIX, resolve, type Schema } from './fuzz/document.js';
 import { edges } from './fuzz/schema-arbitrary.js';
 import { ALL_SCOPES, bootApp, createPartner, createTree, type TestApp, type Tree } from './helpers/app.js';
@@ -495,6 +496,13 @@ test('every field at its documented edges: inside is not refused for it, outside
     body: { url: 'https://127.0.0.1:9/hooks/edge' },
   });
   assert.equal(hook.status, 201, hook.text);
+  // A test ping sends only the types its endpoint subscribes to, and the walk PATCHes `hook`'s
+  // events: the pings go to an endpoint of their own that subscribes to every type.
+  const pinged = await app.call('POST', `${PREFIX}/webhooks`, {
+    secret,
+    body: { url: 'https://127.0.0.1:9/hooks/pinged', events: EVENT_TYPE_NAMES },
+  });
+  assert.equal(pinged.status, 201, pinged.text);
   /** An otherwise valid request of each operation: its path values, query and body. */
   const BASE: Record<
     string,
@@ -519,7 +527,7 @@ test('every field at its documented edges: inside is not refused for it, outside
     listWebhookDeliveries: { path: { id: hook.body.data.id } },
     deleteWebhookEndpoint: { path: { id: hook.body.data.id } },
     rotateWebhookSecret: { path: { id: hook.body.data.id } },
-    testWebhookEndpoint: { path: { id: hook.body.data.id } },
+    testWebhookEndpoint: { path: { id: pinged.body.data.id } },
   };
   const failures: string[] = [];
   const used = new Set<Exception>();

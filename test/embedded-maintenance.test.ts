@@ -160,6 +160,8 @@ describe('planner statistics on listings', () => {
           'partner_id',
           'price',
           'status',
+          // test: every listing read filters on its mode (migration 024, docs/test-mode.md).
+          'test',
           'updated_at',
         ],
       );
