@@ -32,6 +32,27 @@ const open = async (hash: string, heading: string | RegExp) => {
   await drawn(b.page, heading);
 };
 
+test('an operator issues a test secret (shown once, focused, announced) and revokes it', async () => {
+  const name = unique('Console test');
+  const partner = await createPartner(app, { global: true, name, scopes: ['read:listings'] });
+  await open(`#/partners/${partner.id}`, name);
+  await b.page.getByRole('button', { name: 'Issue test secret' }).click();
+  const box = b.page.locator('.secret').filter({ hasText: `Test secret of ${name}` });
+  await box.waitFor();
+  await b.page.waitForFunction(() => document.activeElement?.classList.contains('secret'));
+  assert.equal(await box.getAttribute('role'), 'alert');
+  const secret = (await box.locator('code').innerText()).trim();
+  assert.match(secret, /^fc_test_/);
+  assert.equal((await app.call('GET', `${EXT}/listings`, { secret })).status, 200);
+  assert.match(await b.page.locator('[data-test-secret]').innerText(), /^issued /);
+
+  await b.page.getByRole('button', { name: 'Revoke test secret' }).click();
+  await b.page.getByRole('button', { name: 'Issue test secret' }).waitFor();
+  assert.equal(await b.page.locator('[data-test-secret]').innerText(), 'none');
+  assert.equal((await app.call('GET', `${EXT}/listings`, { secret })).status, 401);
+  assert.match(b.dialogs.at(-1) ?? '', /Revoke .* test secret\?/, 'revoking asked first');
+});
+
 test('the partner page, failed requests and webhook endpoints mark test mode', async () => {
   const name = unique('Tester');
   const partner = await createPartner(app, {

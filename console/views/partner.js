@@ -227,12 +227,62 @@ export async function partner(id, window = '24h') {
       h('dd', { 'data-access': '' }, accessText(p.access, dealersById)),
       h('dt', {}, 'last used'),
       h('dd', { 'data-last-used': '' }, lastUse(p)),
-      // docs/test-mode.md: issued and revoked with forecourt partners test-secret / revoke-test-secret.
+      // docs/test-mode.md: issued and revoked here, or with forecourt partners test-secret.
       h('dt', {}, 'test secret'),
       h(
         'dd',
-        { 'data-test-secret': '' },
-        p.testSecretIssuedAt ? `issued ${when(p.testSecretIssuedAt)}` : 'none',
+        {},
+        h(
+          'span',
+          { 'data-test-secret': '' },
+          p.testSecretIssuedAt ? `issued ${when(p.testSecretIssuedAt)}` : 'none',
+        ),
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: () => {
+              // A new test secret ends the one held at once: asked first when there is one.
+              if (
+                p.testSecretIssuedAt &&
+                !ask(`Issue ${p.name} a new test secret? The current test secret stops working now.`)
+              )
+                return;
+              void act(async () => {
+                /** @type {{data: {secret: string}}} */
+                const { data } = await api('POST', `/partners/${id}/test-secret`);
+                const box = secretBox(
+                  `Test secret of ${p.name}`,
+                  data.secret,
+                  'Requests with it see and change test data only; live listings and webhooks are untouched.',
+                );
+                await redraw({ keep: box });
+                showSecret(box);
+              });
+            },
+          },
+          p.testSecretIssuedAt ? 'Issue a new test secret' : 'Issue test secret',
+        ),
+        p.testSecretIssuedAt
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: () => {
+                  if (!ask(`Revoke ${p.name}'s test secret? Its test data stays until wiped or expired.`))
+                    return;
+                  void act(async () => {
+                    await api('DELETE', `/partners/${id}/test-secret`);
+                    await redraw();
+                  });
+                },
+              },
+              'Revoke test secret',
+            )
+          : null,
       ),
       h('dt', {}, 'id'),
       h('dd', {}, h('code', {}, p.id)),
