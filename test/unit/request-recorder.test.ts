@@ -101,8 +101,19 @@ test('a request is counted in the usage of its minute, under its partner', async
       failuresNotKept: 0,
       previousKeyRequests: 0,
       retiredKeyRequests: 0,
+      test: false,
     },
   ]);
+  // A test secret's requests are counted in a row of their own (docs/test-mode.md).
+  h.recorder.record(answered({ status: 200, problem: undefined, test: true }));
+  await h.recorder.flush();
+  assert.deepEqual(
+    h.usage().map((u) => [u.test, u.requests]),
+    [
+      [false, 2],
+      [true, 1],
+    ],
+  );
 });
 
 test('requests are counted per secret: the previous one (a grace) and retired ones apart', async () => {
