@@ -96,6 +96,19 @@ test('GET /events: the scope’s events in order, cursor paged, types checked', 
   const unknown = await app.call('GET', `${EXT}/events?types=listing.sold`, { secret: mine.secret });
   assert.equal(unknown.status, 400, unknown.text);
   assert.match(unknown.text, /listing\.images_checked, listing\.readiness_changed/);
+  // `since` is read as every query's date-time: year 0000 was a 500 on PostgreSQL (fuzzer).
+  for (const since of ['0000-02-29T23:20:26Z', '2021-02-30', 'yesterday']) {
+    const bad = await app.call('GET', `${EXT}/events?since=${since}`, { secret: mine.secret });
+    assert.equal(bad.status, 400, `${since}: ${bad.text}`);
+    assert.equal(bad.body.error.code, 'INVALID_QUERY');
+    assert.match(bad.text, /since/);
+  }
+  const later = await app.call('GET', `${EXT}/events?since=2999-01-01`, { secret: mine.secret });
+  assert.equal(later.status, 200, later.text);
+  assert.deepEqual(later.body.data, [], 'nothing after a future instant');
+  const earlier = await app.call('GET', `${EXT}/events?since=2000-01-01 00:00`, { secret: mine.secret });
+  assert.equal(earlier.status, 200, earlier.text);
+  assert.ok(earlier.body.data.length > 0, 'a date-time with a space for the T is read');
 });
 
 test('forecourt listen --events forwards them as the service delivers them', async () => {

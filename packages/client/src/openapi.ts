@@ -5481,7 +5481,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated event types (default: every one: listing.images_checked, listing.readiness_changed). */
                 types?: string;
-                /** @description Without a cursor: start with the events after this instant (default: the oldest kept, 30 days). */
+                /** @description Without a cursor: start with the events after this ISO 8601 instant (default: the oldest kept, 30 days). The day must exist (not 2021-02-30), and the instant, its offset applied, lie within the years 1 to 9999. */
                 since?: string;
                 /** @description Events per page (default and most: 100). */
                 pageSize?: number;
