@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
 import type { Page } from 'playwright-core';
-import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
 import { bootApp, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import {
@@ -15,6 +13,7 @@ import {
   WIDTHS,
 } from './helpers/console.js';
 import { eventually } from './helpers/eventually.js';
+import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { putListing } from './helpers/listings-api.js';
 import { ref, writer } from './helpers/write-fixtures.js';
@@ -37,11 +36,7 @@ let truth: any[] = [];
 
 before(async () => {
   images = await startImageServer();
-  app = await bootApp({
-    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '4000',
-    IMAGE_CHECK_CONCURRENCY: '0',
-  });
+  app = await bootApp(IMAGE_TEST_ENV);
   const tree = await createTree(app);
   partner = await writer(app, [tree.ids.A!]);
   name = (await app.admin('GET', `/partners/${partner.id}`)).name;
@@ -60,12 +55,7 @@ before(async () => {
   for (const [i, body] of bodies.entries()) {
     await putListing(app, partner.secret, ref(`ih${i}`), listingBody(body));
   }
-  checker = configuredImageChecks(
-    { ...app.config, IMAGE_CHECK_CONCURRENCY: 8 },
-    app.running.db,
-    { logger: pino({ level: 'silent' }) },
-    { everyMs: 50, random: () => 0 },
-  );
+  checker = imageChecker(app);
   await checker.start();
   await eventually(
     async () => {

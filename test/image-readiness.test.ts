@@ -5,6 +5,7 @@ import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
 import { bootApp, createTree, EXT, listingBody, type TestApp, type Tree } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
+import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { getListing, putListing } from './helpers/listings-api.js';
 import { ref, writer } from './helpers/write-fixtures.js';
@@ -24,19 +25,10 @@ let checker: Loop;
 
 before(async () => {
   images = await startImageServer();
-  app = await bootApp({
-    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '4000',
-    IMAGE_CHECK_CONCURRENCY: '0',
-  });
+  app = await bootApp(IMAGE_TEST_ENV);
   tree = await createTree(app);
   secret = (await writer(app, [tree.ids.A!])).secret;
-  checker = configuredImageChecks(
-    { ...app.config, IMAGE_CHECK_CONCURRENCY: 8 },
-    app.running.db,
-    { logger: pino({ level: 'silent' }) },
-    { everyMs: 50, random: () => 0 },
-  );
+  checker = imageChecker(app);
 });
 after(async () => {
   await checker.stop();

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pino from 'pino';
-import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
+import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { getListing, putListing } from './helpers/listings-api.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
@@ -26,9 +25,7 @@ let checker: Loop;
 before(async () => {
   images = await startImageServer();
   app = await bootApp({
-    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '4000',
-    IMAGE_CHECK_CONCURRENCY: '0',
+    ...IMAGE_TEST_ENV,
     WEBHOOK_ALLOW_PRIVATE: 'true',
   });
   const tree = await createTree(app);
@@ -39,12 +36,7 @@ before(async () => {
       scopes: ['read:listings', 'write:listings', 'manage:webhooks'],
     })
   ).secret;
-  checker = configuredImageChecks(
-    { ...app.config, IMAGE_CHECK_CONCURRENCY: 8 },
-    app.running.db,
-    { logger: pino({ level: 'silent' }) },
-    { everyMs: 50, random: () => 0 },
-  );
+  checker = imageChecker(app);
 });
 after(async () => {
   await checker.stop();

@@ -3,12 +3,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import pino from 'pino';
-import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
 import { bootApp, createTree, listingBody, type TestApp } from './helpers/app.js';
 import { baseEnv } from './helpers/base-env.js';
 import { eventually } from './helpers/eventually.js';
+import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { getListing, putListing } from './helpers/listings-api.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
@@ -33,19 +32,10 @@ let output = '';
 
 before(async () => {
   images = await startImageServer();
-  app = await bootApp({
-    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '4000',
-    IMAGE_CHECK_CONCURRENCY: '0',
-  });
+  app = await bootApp(IMAGE_TEST_ENV);
   const tree = await createTree(app);
   secret = (await writer(app, [tree.ids.A!])).secret;
-  checker = configuredImageChecks(
-    { ...app.config, IMAGE_CHECK_CONCURRENCY: 4 },
-    app.running.db,
-    { logger: pino({ level: 'silent' }) },
-    { everyMs: 50, random: () => 0 },
-  );
+  checker = imageChecker(app, 4);
   receiver = await startReceiver();
   receiver.secrets.push(WEBHOOK_SECRET);
 });

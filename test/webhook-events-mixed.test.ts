@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pino from 'pino';
-import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
 import { EVENT_TYPE_NAMES } from '../src/domain/events/registry.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
+import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { getListing, putListing } from './helpers/listings-api.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
@@ -28,9 +27,7 @@ let receiver: Receiver;
 before(async () => {
   images = await startImageServer();
   app = await bootApp({
-    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '4000',
-    IMAGE_CHECK_CONCURRENCY: '0',
+    ...IMAGE_TEST_ENV,
     WEBHOOK_ALLOW_PRIVATE: 'true',
   });
   const tree = await createTree(app);
@@ -40,12 +37,7 @@ before(async () => {
       scopes: ['read:listings', 'write:listings', 'manage:webhooks'],
     })
   ).secret;
-  checker = configuredImageChecks(
-    { ...app.config, IMAGE_CHECK_CONCURRENCY: 4 },
-    app.running.db,
-    { logger: pino({ level: 'silent' }) },
-    { everyMs: 50, random: () => 0 },
-  );
+  checker = imageChecker(app, 4);
   receiver = await startReceiver();
 });
 after(async () => {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pino from 'pino';
-import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
 import { bootApp, createPartner, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
+import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { bulkUpsert, putListing, putOk, remove, setStatusOk } from './helpers/listings-api.js';
 import { ref, sleep } from './helpers/write-fixtures.js';
@@ -24,22 +23,13 @@ let checker: Loop;
 
 before(async () => {
   images = await startImageServer();
-  app = await bootApp({
-    IMAGE_CHECK_ALLOW_LOOPBACK: 'true',
-    IMAGE_CHECK_TIMEOUT_MS: '4000',
-    IMAGE_CHECK_CONCURRENCY: '0',
-  });
+  app = await bootApp(IMAGE_TEST_ENV);
   const tree = await createTree(app);
   partner = await createPartner(app, {
     roots: [tree.ids.A!],
     scopes: ['read:listings', 'write:listings'],
   });
-  checker = configuredImageChecks(
-    { ...app.config, IMAGE_CHECK_CONCURRENCY: 4 },
-    app.running.db,
-    { logger: pino({ level: 'silent' }) },
-    { everyMs: 50, random: () => 0 },
-  );
+  checker = imageChecker(app, 4);
   await checker.start();
 });
 after(async () => {
