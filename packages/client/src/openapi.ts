@@ -452,8 +452,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A listing became live, or stopped being live
-         * @description A listing’s readiness changed (docs/images.md, "Readiness"): whether it can be shown, before and now, with every reason it cannot.
+         * A listing’s readiness changed: live or not, or its reasons
+         * @description A listing’s readiness changed (docs/images.md, "Readiness"): whether it can be shown, or the reasons it cannot, before and now. Sent for check results and for the partner’s own writes alike; each event’s `from` is the previous one’s `to`. A new listing’s first readiness is no event.
          */
         post: operations["webhookListingReadinessChanged"];
         delete?: never;

@@ -67,9 +67,9 @@ export const EVENT_TYPES = [
   },
   {
     name: 'listing.readiness_changed',
-    summary: 'A listing became live, or stopped being live',
+    summary: 'A listing’s readiness changed: live or not, or its reasons',
     description:
-      'A listing’s readiness changed (docs/images.md, "Readiness"): whether it can be shown, before and now, with every reason it cannot.',
+      'A listing’s readiness changed (docs/images.md, "Readiness"): whether it can be shown, or the reasons it cannot, before and now. Sent for check results and for the partner’s own writes alike; each event’s `from` is the previous one’s `to`. A new listing’s first readiness is no event.',
     cursorWalk: false,
     payload: z.object({ from: readiness, to: readiness }),
   },
