@@ -9,6 +9,7 @@ import { clearToast, errorBox, h, main, nav, who } from './ui.js';
 import { audit } from './views/audit.js';
 import { dealer } from './views/dealer.js';
 import { dealers } from './views/dealers.js';
+import { listing } from './views/listing.js';
 import { operators } from './views/operators.js';
 import { overview } from './views/overview.js';
 import { partner } from './views/partner.js';
@@ -28,6 +29,7 @@ const ROUTES = [
     (m, q) => partner(String(m[1]), q.get('window') === '7d' ? '7d' : '24h'),
     'Partner',
   ],
+  [/^\/listings\/([\w-]+)$/, (m) => listing(String(m[1])), 'Listing'],
   [/^\/dealers$/, () => dealers(), 'Dealers'],
   [/^\/dealers\/([\w-]+)$/, (m) => dealer(String(m[1])), 'Dealer'],
   [/^\/requests(?:\/(.+))?$/, (m, q) => requests(m[1] ? decodeURIComponent(m[1]) : undefined, q), 'Requests'],

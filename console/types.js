@@ -15,6 +15,7 @@
 /** @typedef {import('../src/api/admin/v1/dealers.js').DealerView} Dealer */
 /** @typedef {import('../src/api/admin/v1/dealers.js').MoveImpactView} MoveImpact */
 /** @typedef {import('../src/api/admin/v1/image-health.js').ImageHealthView} ImageHealth */
+/** @typedef {import('../src/api/admin/v1/listings.js').ListingInspectionView} ListingInspection */
 
 /** What a page of the console is drawn from: nodes, or nothing where a part is absent. */
 /** @typedef {(Node | null | undefined | false)[]} Content */

@@ -8,6 +8,7 @@ import { dealerAdmin } from './domain/dealers.js';
 import { eventRounds } from './domain/events/rounds.js';
 import { imageHealth } from './domain/images/health.js';
 import { listingBodySchema } from './domain/listings/input.js';
+import { listingInspection } from './domain/listings/inspection.js';
 import { listingReads } from './domain/listings/reads.js';
 import { listingWrites } from './domain/listings/writes/index.js';
 import { locationReads } from './domain/locations.js';
@@ -24,6 +25,7 @@ import type { Db } from './store/db.js';
 import { dealerStore } from './store/dealers.js';
 import { eventStore } from './store/events.js';
 import { imageHealthStore } from './store/image-health.js';
+import { listingInspectionStore } from './store/listing-inspection.js';
 import { listingJsonProjection } from './store/listings/json.js';
 import { listingReadStore } from './store/listings/reads.js';
 import { listingWriteStore } from './store/listings/writes.js';
@@ -134,6 +136,7 @@ export function compose(
     }),
     auditLog: { list: audit.list.bind(audit) },
     imageHealth: imageHealth({ store: imageHealthStore(db) }),
+    listingInspections: listingInspection({ store: listingInspectionStore(db, listingJson), partners }),
     /** Keeps failed requests and per-partner usage (written by background/request-records.ts). */
     requestRecorder: recorder,
     testData: testData({ store: testDataStore(db) }),

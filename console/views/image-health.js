@@ -5,6 +5,7 @@
 import { api } from '../admin-api.js';
 import { fmt, plural, when } from '../format.js';
 import { cards, h, table } from '../ui.js';
+import { findListing } from './listing.js';
 
 /** @typedef {import('../types.js').ImageHealth} ImageHealth */
 
@@ -80,6 +81,8 @@ export async function imageHealthOf(id) {
       problems.map((p) => [h('code', {}, p.code), p.state, fmt(p.images), fmt(p.listings)]),
       'No problems.',
     ),
+    // Any one of the partner's listings, by id or reference: its page says all of it.
+    findListing(id),
     h(
       'h3',
       { 'data-not-live': '' },
@@ -102,7 +105,7 @@ export async function imageHealthOf(id) {
     table(
       ['reference', 'title', 'why not live', 'images and their checks'],
       notLive.map((l) => [
-        h('span', { 'data-reference': '' }, l.externalReference),
+        h('a', { href: `#/listings/${l.id}`, 'data-reference': '' }, l.externalReference),
         l.title,
         h(
           'ul',

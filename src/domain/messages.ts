@@ -184,6 +184,10 @@ export const messages = {
   noLiveOperatorToken: (id: string) => `No live operator token ${id}.`,
   noDealerProfile: (id: string) => `No dealer profile ${id}.`,
   noPartner: (id: string) => `No partner ${id}.`,
+  /** An operator's read of a listing (any partner's, live or test) by an id that is none. */
+  noListing: (id: string) => `No listing ${id}.`,
+  noPartnerListing: (partnerId: string, reference: string, test: boolean) =>
+    `Partner ${partnerId} has no ${test ? 'test' : 'live'} listing with externalReference "${reference}".`,
   locationCodeInUse: (code: string) =>
     `Location code "${code}" is already in use (codes are case-insensitive).`,
   tooManyEndpoints: (max: number) =>

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DealerAdmin } from '../../../domain/dealers.js';
 import type { ImageHealthReads } from '../../../domain/images/health.js';
+import type { ListingInspections } from '../../../domain/listings/inspection.js';
 import type { OperatorAccess } from '../../../domain/operators.js';
 import type { PartnerAdmin } from '../../../domain/partners.js';
 import type { RequestRecordReads } from '../../../domain/request-records/reads.js';
@@ -13,6 +14,7 @@ import type { AuditStore } from '../../../store/audit.js';
 import { auditAdminRoutes } from './audit-log.js';
 import { dealerAdminRoutes } from './dealers.js';
 import { imageHealthAdminRoutes } from './image-health.js';
+import { listingAdminRoutes } from './listings.js';
 import { metricsAdminRoutes } from './metrics.js';
 import { operatorAdminRoutes } from './operators.js';
 import { overviewAdminRoutes, type ServiceHealth } from './overview.js';
@@ -28,6 +30,8 @@ export interface AdminApi {
   webhooks: WebhookAdmin;
   /** Each partner's images and listings that cannot go live (docs/operations.md, "Image health"). */
   imageHealth: ImageHealthReads;
+  /** One listing of any partner, live or test (docs/operations.md, "One listing"). */
+  listingInspections: ListingInspections;
   auditLog: Pick<AuditStore, 'list'>;
   requestRecords: RequestRecordReads;
   rateLimits: RateLimits;
@@ -57,6 +61,7 @@ export function adminRoutes(api: AdminApi): FastifyPluginAsync {
     await app.register(dealerAdminRoutes(api.dealers));
     await app.register(partnerAdminRoutes(api.partners, api.requestRecords));
     await app.register(imageHealthAdminRoutes(api.partners, api.imageHealth));
+    await app.register(listingAdminRoutes(api.listingInspections));
     await app.register(metricsAdminRoutes(api.metrics.registry));
     await app.register(auditAdminRoutes(api.auditLog));
     await app.register(webhookAdminRoutes(api.webhooks));
