@@ -154,6 +154,15 @@ if (values.smoke) {
   runs.push(run('postgres-1m', { url: pg1m }));
   // The peer (Platformatic DB, bench/peer) on the same database, in the same run.
   runs.push(run('postgres-100k', { url: pg100k }, MAIN, ['--peer']));
+  // The same page asked with gzip right after, against the run above (issue 45's compression).
+  runs.push(
+    run(
+      'postgres-100k-gzip',
+      { url: pg100k },
+      ['list-global'],
+      ['--service-only', '--accept-encoding', 'gzip'],
+    ),
+  );
   runs.push(run('postgres-10k', { url: pg10k }, LISTS));
   runs.push(run('pglite-100k', { dir: lite100k }, MAIN));
   const hooks = await webhooks(100_000);

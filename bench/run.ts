@@ -25,7 +25,7 @@ import { openDb } from '../src/store/open.js';
 import { ensureCursorKey } from '../src/store/service-info.js';
 import { recording, replay } from './lib/db-limit.js';
 import { load, summarize } from './lib/load.js';
-import { peerListingFields, peerListPath, startPeer } from './lib/peer.js';
+import { peerInsert, peerListingFields, peerListPath, startPeer } from './lib/peer.js';
 import { startHttpLimitServer, startService } from './lib/processes.js';
 import type { Scenario } from './lib/report.js';
 import {
@@ -61,6 +61,10 @@ const { values } = parseArgs({
     // Reads ask for a compressed answer (e.g. gzip, br): its cost to the service, against a run
     // without (docs/api.md, "Compression"). Each page's bytes on the wire are reported.
     'accept-encoding': { type: 'string' },
+    // The image checker runs: off unless asked, as in bench/write-compare.ts. The datasets' image
+    // URLs resolve nowhere, and its checks of millions of them (and the rewrites of the listings
+    // using each) would run behind every scenario. Its own cost: npm run bench:images.
+    'image-checks': { type: 'boolean', default: false },
   },
 });
 const databaseUrl = values['database-url'];
@@ -82,8 +86,8 @@ const log = (msg: string) => process.stderr.write(`[bench ${values.label ?? ''}]
 const API = '/api/external/v1';
 
 const poolerUrl = values['pooler-url'];
-const service = await startService(
-  databaseUrl
+const service = await startService({
+  ...(databaseUrl
     ? poolerUrl
       ? {
           DATABASE_URL: poolerUrl,
@@ -91,8 +95,9 @@ const service = await startService(
           DATABASE_POOL_MODE: values['pool-mode']!,
         }
       : { DATABASE_URL: databaseUrl }
-    : { DATA_DIR: path.resolve(values['data-dir']!) },
-);
+    : { DATA_DIR: path.resolve(values['data-dir']!) }),
+  ...(values['image-checks'] ? {} : { IMAGE_CHECK_CONCURRENCY: '0' }),
+});
 // Idle: started, migrated, nothing asked yet (the timers of background work have run once).
 await new Promise((resolve) => setTimeout(resolve, 3000));
 const idleRssMb = rssMb(service.pid);
@@ -113,7 +118,7 @@ const auth = (who: Parameters<typeof secretOf>[1]) => ({ authorization: `Bearer 
 const acceptEncoding = values['accept-encoding'];
 const encoding: Record<string, string> = acceptEncoding ? { 'accept-encoding': acceptEncoding } : {};
 
-/** A page's bytes as they travel with --accept-encoding (undici's request does not decode). */
+/** A page's bytes as they travel, compressed as --accept-encoding asks (undici's request does not decode). */
 async function wireBytes(pathAndQuery: string, who: Parameters<typeof secretOf>[1]) {
   const res = await request(`${service.url}${API}${pathAndQuery}`, {
     dispatcher: service.dispatcher,
@@ -187,7 +192,7 @@ for (const s of reads) {
     headers: { ...auth(s.who), ...encoding },
   });
   const result: Scenario = { name: s.name, connections, service: measured, ...usage };
-  if (acceptEncoding) result.wireBytes = await wireBytes(s.path, s.who);
+  result.wireBytes = await wireBytes(s.path, s.who);
   if (!serviceOnly) {
     log(`${s.name}: HTTP limit`);
     result.httpLimit = await load({ url: `${httpLimit.url}${API}${s.path}`, connections, durationS });
@@ -424,6 +429,29 @@ if (wanted('bulk-upsert-100')) {
     result.ratioToRawUpsert = ratio(result.listingsPerSecond!, result.rawListingsPerSecond);
   }
   results.push(result);
+}
+
+// The peer's single insert beside put-single (bench/lib/peer.ts says what it does and skips).
+const putSingle = results.find((s) => s.name === 'put-single');
+if (values.peer && putSingle && databaseUrl) {
+  log('put-single: the peer, Platformatic DB');
+  putSingle.peerInsert = await peerInsert(
+    databaseUrl,
+    path.join(service.dataDir, 'tls'),
+    (options) =>
+      load({
+        ...options,
+        connections,
+        durationS,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      }),
+    (reference) => listingBody(reference, 1),
+  );
+  putSingle.ratioToPeerInsert = ratio(
+    putSingle.service.requestsPerSecond,
+    putSingle.peerInsert.requestsPerSecond,
+  );
 }
 
 await service.stop();

@@ -39,6 +39,8 @@ export interface LoadOptions {
   idReplacement?: boolean;
   /** Rewrites each request's path, e.g. a fresh reference per PUT. */
   path?: () => string;
+  /** Writes each request's body, e.g. a fresh primary key per insert. */
+  requestBody?: () => string;
 }
 
 /**
@@ -60,12 +62,13 @@ export async function load(options: LoadOptions): Promise<Measured> {
     headers: options.headers,
     body: options.body,
     idReplacement: options.idReplacement ?? false,
-    ...(options.path
+    ...(options.path || options.requestBody
       ? {
           requests: [
             {
-              setupRequest: (req: { path: string }) => {
-                req.path = options.path!();
+              setupRequest: (req: { path: string; body?: string }) => {
+                if (options.path) req.path = options.path();
+                if (options.requestBody) req.body = options.requestBody();
                 return req;
               },
             },

@@ -16,8 +16,12 @@ export interface Scenario {
   serviceCpuMs?: number;
   /** The service's resident memory at the end of the service run. */
   rssMb?: number;
-  /** With --accept-encoding: the page's encoding and bytes on the wire. */
+  /** The page's encoding and bytes on the wire (with --accept-encoding, as asked for). */
   wireBytes?: { encoding: string; bytes: number };
+  /** put-single with --peer: the peer's single insert (bench/lib/peer.ts, peerInsert). */
+  peerInsert?: Measured;
+  /** put-single's requests/s ÷ the peer's inserts/s. */
+  ratioToPeerInsert?: number;
   /** The peer (Platformatic DB) serving the same page in the same run, with and without a total. */
   peer?: { withTotals: Measured; withoutTotals: Measured };
   /** requests/s ÷ the peer's without totals. */
@@ -202,6 +206,35 @@ function cpuTargets(find: (label: string, name: string) => Scenario | undefined,
   const peered = runs.flatMap((r) =>
     r.scenarios.filter((s) => s.ratioToPeer !== undefined).map((s) => [r, s] as const),
   );
+  const inserts = runs.flatMap((r) =>
+    r.scenarios.filter((s) => s.ratioToPeerInsert !== undefined).map((s) => [r, s] as const),
+  );
+  for (const [run, s] of inserts) {
+    out.push({
+      target: `${s.name} (${run.label}) ÷ Platformatic DB's single insert (reported; no target)`,
+      measured: `${s.ratioToPeerInsert} (${s.service.requestsPerSecond} ÷ ${s.peerInsert!.requestsPerSecond} req/s)`,
+      met: true,
+    });
+  }
+  // Compression (issue 45): the same page asked with gzip, against it without, in the same matrix.
+  const plain = find('postgres-100k', 'list-global');
+  const gzip = find('postgres-100k-gzip', 'list-global');
+  if (plain && gzip) {
+    const rate = r2(gzip.service.requestsPerSecond / plain.service.requestsPerSecond);
+    out.push({
+      target: 'list-global (100k) with gzip ≥ 0.9 of its rate without',
+      measured: `${rate} (${gzip.service.requestsPerSecond} ÷ ${plain.service.requestsPerSecond} req/s)`,
+      met: rate >= 0.9,
+    });
+    if (plain.wireBytes && gzip.wireBytes) {
+      const size = r2(gzip.wireBytes.bytes / plain.wireBytes.bytes);
+      out.push({
+        target: 'a 50-listing page with gzip ≤ 0.25 of its bytes without',
+        measured: `${size} (${gzip.wireBytes.bytes} of ${plain.wireBytes.bytes} bytes, ${gzip.wireBytes.encoding})`,
+        met: gzip.wireBytes.encoding === 'gzip' && size <= 0.25,
+      });
+    }
+  }
   for (const [run, s] of peered) {
     out.push({
       target: `${s.name} (${run.label}) ÷ Platformatic DB without totals ≥ 1.0`,
@@ -249,6 +282,14 @@ export function markdown(result: { runs: Run[]; targets: Target[] }): string {
             `| ↳ peer (Platformatic DB) ${what} | ${m.requestsPerSecond} | ${ms(m)} | | | | | | | |`,
           );
       }
+      if (s.peerInsert)
+        lines.push(
+          `| ↳ peer (Platformatic DB) single insert | ${s.peerInsert.requestsPerSecond} | ${ms(s.peerInsert)} | | | | | ${s.peerInsert.requestsPerSecond} | | |`,
+        );
+      if (s.wireBytes && s.wireBytes.encoding !== 'identity')
+        lines.push(
+          `| ↳ page on the wire | ${s.wireBytes.encoding}, ${s.wireBytes.bytes} bytes | | | | | | | | |`,
+        );
     }
   }
   lines.push('\n#### Targets\n', '| target | measured | met |', '|---|---|---|');
