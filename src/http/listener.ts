@@ -40,7 +40,11 @@ export function createDualListener(
     server.requestTimeout = limits.requestTimeoutMs;
     server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   }
-  const front = net.createServer((socket) => {
+  // Nagle's algorithm off, as Node's own HTTP servers set it on the sockets they accept (their
+  // `noDelay`, which a socket handed over by 'connection' never gets): an answer written in several
+  // pieces (a compressed page leaves zlib's stream in chunks) otherwise waits for the client's
+  // delayed ACK before its last piece, about 40 ms a page (docs/benchmarks.md, compression).
+  const front = net.createServer({ noDelay: true }, (socket) => {
     // A client that connects and sends nothing is dropped after the header timeout.
     socket.setTimeout(limits.headersTimeoutMs, () => socket.destroy());
     socket.on('error', () => socket.destroy());
