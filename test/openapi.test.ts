@@ -83,6 +83,33 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test("lists test mode's codes only on the operations that can answer them", () => {
+    // Issue 44: the error table is per status and kind, so every write listed TEST_MODE_ONLY and
+    // TEST_LIMIT_REACHED. Only DELETE /test-data is refused to a live secret; only a PUT by
+    // reference and a bulk upsert can create a test listing past the limit.
+    const where: Record<string, string[]> = { TEST_MODE_ONLY: [], TEST_LIMIT_REACHED: [] };
+    for (const item of Object.values<Record<string, any>>(committed.paths)) {
+      for (const op of Object.values<any>(item)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          const listed = [...String(response.description).matchAll(/`([A-Z_]+)`: /g)].map((m) => m[1]!);
+          const examples = Object.keys(response.content?.['application/json']?.examples ?? {});
+          for (const code of Object.keys(where)) {
+            assert.equal(
+              listed.includes(code),
+              examples.includes(code),
+              `${op.operationId} ${status}: ${code} described and exemplified alike`,
+            );
+            if (listed.includes(code)) where[code]!.push(`${op.operationId} ${status}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(where, {
+      TEST_MODE_ONLY: ['wipeTestData 403'],
+      TEST_LIMIT_REACHED: ['upsertListing 422', 'bulkUpsertListings 422'],
+    });
+  });
+
   test('lists every error code the service raises', () => {
     const codes = new Set<string>();
     const walk = (dir: string) => {

@@ -1555,8 +1555,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -1857,8 +1855,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -1965,11 +1961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2167,8 +2159,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -2275,11 +2265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -2491,8 +2477,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -2798,8 +2782,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -2906,11 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -3710,8 +3688,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -3782,11 +3758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4109,8 +4081,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4181,11 +4151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4365,8 +4331,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4454,11 +4418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4648,8 +4608,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4720,11 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -4888,8 +4842,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -4960,11 +4912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */
@@ -5132,8 +5080,6 @@ export interface operations {
              *     `INSUFFICIENT_SCOPE`: The secret lacks the scope this operation needs (the message names it). Ask the operator for the scope; do not retry.
              *
              *     `PROFILE_FORBIDDEN`: A filter, body or listing names a dealer profile outside your access scope (unknown ids get the same answer; a global partner writing with an unknown one gets 422 VALIDATION_FAILED). Use a dealer profile id or location code from GET /locations.
-             *
-             *     `TEST_MODE_ONLY`: An operation of test mode only (DELETE /test-data) sent with a live secret. Send it with your test secret (`fc_test_…`); live data is never wiped this way.
              */
             403: {
                 headers: {
@@ -5221,11 +5167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /**
-             * @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged.
-             *
-             *     `TEST_LIMIT_REACHED`: A write in test mode would create more test listings than a partner may hold (10,000); nothing of the request was written. Wipe your test data (DELETE /test-data) or update existing test listings; live secrets have no such limit.
-             */
+            /** @description `VALIDATION_FAILED`: A listing or status failed validation; `issues` names every failing field with the rule it broke. Fix the fields in `issues`; do not retry unchanged. */
             422: {
                 headers: {
                     /** @description Your X-Request-Id when you sent one, else ours; quote it when you ask for help. */

@@ -233,11 +233,14 @@ export const swaggerOptions: SwaggerOptions = {
         ...(config.ifMatch && code === 412 ? PRECONDITION_ETAG_HEADER : {}),
       };
       // Real examples (examples.ts): without them the page generates misleading ones.
-      const examples = code >= 400 ? errorExamples(code, write) : RESPONSE_EXAMPLES[out.operationId]?.[code];
+      const examples =
+        code >= 400
+          ? errorExamples(code, write, out.operationId)
+          : RESPONSE_EXAMPLES[out.operationId]?.[code];
       out.response[status] = {
         description:
           code >= 400
-            ? describeErrors(code, write)
+            ? describeErrors(code, write, out.operationId)
             : (json.description ?? SUCCESS_DESCRIPTIONS[status] ?? 'OK'),
         headers,
         content: {

@@ -4,7 +4,7 @@ import { LISTING_ID, REFERENCE } from '../../domain/listings/example.js';
 import { referenceRule } from '../../domain/listings/input.js';
 import { messages } from '../../domain/messages.js';
 import { unknownNameMessage } from '../../domain/suggest.js';
-import { ERROR_CODES, type ErrorCodeName } from './error-codes.js';
+import { codesFor, type ErrorCodeName } from './error-codes.js';
 
 /**
  * One realistic refusal per error code, its message made by the factory the service's code calls
@@ -109,18 +109,16 @@ export const ERROR_EXAMPLES: Record<ErrorCodeName, { summary: string; message: s
 };
 
 /** The examples of one error status: one per code that status may carry on this operation. */
-export function errorExamples(status: number, write: boolean): Record<string, Example> {
-  const entries = (Object.keys(ERROR_CODES) as ErrorCodeName[])
-    .filter((code) => ERROR_CODES[code].status === status && (write || !ERROR_CODES[code].writeOnly))
-    .map((code) => {
-      const { summary, message, issues } = ERROR_EXAMPLES[code];
-      return [
-        code,
-        {
-          summary: `${code}: ${summary}`,
-          value: { error: { code, message, requestId: REQUEST_ID, ...(issues ? { issues } : {}) } },
-        },
-      ];
-    });
+export function errorExamples(status: number, write: boolean, operationId: string): Record<string, Example> {
+  const entries = codesFor(status, write, operationId).map((code) => {
+    const { summary, message, issues } = ERROR_EXAMPLES[code];
+    return [
+      code,
+      {
+        summary: `${code}: ${summary}`,
+        value: { error: { code, message, requestId: REQUEST_ID, ...(issues ? { issues } : {}) } },
+      },
+    ];
+  });
   return Object.fromEntries(entries);
 }
