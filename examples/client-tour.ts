@@ -24,6 +24,8 @@ const forecourt = createClient({
   secret: env('FORECOURT_SECRET'),
   ca: readFileSync(env('FORECOURT_CA')), // the demo's self-signed certificate
 });
+// 'test' with a test secret (fc_test_…): your own test data only; 'live' with a live one (fc_…).
+log(`mode: ${forecourt.mode}`);
 // --- end ---
 
 // --- read ---

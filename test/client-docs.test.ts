@@ -59,6 +59,7 @@ test('examples/client-tour.ts runs as printed against the demo, and again', asyn
     return stdout;
   };
   const first = await tour();
+  assert.match(first, /^mode: live$/m, 'FORECOURT_SECRET is the live read-write secret');
   assert.match(first, /^VDB-GENT Vandenberghe Gent \d+$/m);
   assert.match(first, /^created [0-9a-f-]{36}$/m);
   assert.match(first, /^422 VALIDATION_FAILED \S+\n {2}price: .+\n {2}vin: .+$/m);

@@ -5,6 +5,12 @@
  */
 export const isTestSecret = (secret: string): boolean => secret.startsWith('fc_test_');
 
+/** `test` for a test secret (`fc_test_…`), `live` for any other: what `client.mode` says. */
+export type Mode = 'test' | 'live';
+
+/** The mode of a secret, from its prefix: no request needed. */
+export const modeOf = (secret: string): Mode => (isTestSecret(secret) ? 'test' : 'live');
+
 /** The line a command prints before it starts, in test mode; undefined with a live secret. */
 export function testModeNotice(secret: string): string | undefined {
   return isTestSecret(secret)

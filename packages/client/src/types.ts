@@ -2,7 +2,10 @@
  * The client's public types. Resource and response shapes come from ./openapi.ts, which
  * is generated from docs/openapi.json: nothing here repeats a field list by hand.
  */
+import type { Mode } from './mode.js';
 import type { components, operations } from './openapi.js';
+
+export type { Mode } from './mode.js';
 
 type Schemas = components['schemas'];
 /** The JSON body of an operation's 200 answer. */
@@ -301,6 +304,12 @@ export interface ListingIterator extends AsyncIterable<Listing> {
 
 /** What `createClient` returns. Every method throws a `ForecourtError` for an error answer. */
 export interface ForecourtClient {
+  /**
+   * Which data this client works on, from its secret's prefix (no request made): `test` for a test
+   * secret (`fc_test_…`: your own test data only, every answer carries `Forecourt-Mode: test`),
+   * `live` for a live one (`fc_…`). Going live changes only the secret.
+   */
+  readonly mode: Mode;
   listings: {
     /** GET /listings: one page. */
     list(query?: ListingQuery, options?: CallOptions): Promise<ListingPage>;
