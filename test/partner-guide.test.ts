@@ -76,6 +76,8 @@ describe('docs/partner-guide.md against the demo', () => {
       assert.ok(env[name.slice(1)], `${name} is used by the guide but not printed by the demo`);
     }
     assert.ok(blocks.length >= 8, `only ${blocks.length} sh blocks found`);
+    assert.match(env.FORECOURT_TEST_SECRET ?? '', /^fc_test_/);
+    assert.doesNotMatch(env.FORECOURT_SECRET ?? '', /^fc_test_/);
   });
 
   test('§5 names every field a new active listing needs: title, price and a dealer', () => {
@@ -113,7 +115,12 @@ describe('docs/partner-guide.md against the demo', () => {
     assert.match(all, /"successCount":2,"errorCount":1/);
     assert.match(all, /"path":"price"/);
     assert.match(all, /dry run \(nothing written\): 10 listings/);
-    assert.match(all, /created 10 · updated 0 · unchanged 0 · superseded 0 · failed 0/);
+    // The same feed twice: in test mode (§7), then live (§10), where nothing of the test run shows.
+    assert.equal(
+      all.match(/created 10 · updated 0 · unchanged 0 · superseded 0 · failed 0/g)?.length,
+      2,
+      'the feed is created in test mode, then again live',
+    );
     // examples/feed-be.csv: Dutch columns, 12.500,00 prices, DSG and CVT, as the guide promises.
     assert.match(
       all,
@@ -157,9 +164,18 @@ describe('docs/partner-guide.md against the demo', () => {
     }
     assert.doesNotMatch(all, /refused:/);
     assert.match(all, /endpoint removed: 204/);
+    // Test mode (§2, §10): the test secret's answers say so, a live one's do not; what the test
+    // secret wrote is not seen live; the live secret cannot wipe; the wipe takes every test listing.
+    assert.match(all, /^forecourt-mode: test\r?$/im);
+    assert.match(all, /^live secret: no Forecourt-Mode header$/m);
+    assert.match(all, /^test secret: 1 GUIDE-GOLF-1$/m);
+    assert.match(all, /^live secret: 0 GUIDE-GOLF-1$/m);
+    assert.match(all, /"code":"TEST_MODE_ONLY"/);
+    // The demo's 6, the Golf, 2 of the bulk, the feeds' 10, 6 and 5 (§5 to §7): all in test mode.
+    assert.match(all, /\{"data":\{"deleted":30\}\}/);
   });
 
-  /** A listing as the API shows it to the read-write partner, found by its reference. */
+  /** A test listing as the API shows it to the read-write partner's test secret (§9 registers a test endpoint). */
   function readListing(ref: string): {
     updatedAt: string;
     changedAt: string;
@@ -173,7 +189,7 @@ describe('docs/partner-guide.md against the demo', () => {
         '--cacert',
         env.FORECOURT_CA!,
         '-H',
-        `Authorization: Bearer ${env.FORECOURT_SECRET}`,
+        `Authorization: Bearer ${env.FORECOURT_TEST_SECRET}`,
         `${env.FORECOURT_API}/listings?status=all&externalReference=${encodeURIComponent(ref)}`,
       ],
       { encoding: 'utf8', timeout: 30_000 },
@@ -191,7 +207,7 @@ describe('docs/partner-guide.md against the demo', () => {
     // Issue 29: a restart issued new secrets without a word, and what the partner exported broke.
     const again = await startDemo();
     assert.match(again, /the SAME secrets as the last run/);
-    for (const name of ['FORECOURT_SECRET', 'FORECOURT_READ_SECRET']) {
+    for (const name of ['FORECOURT_SECRET', 'FORECOURT_READ_SECRET', 'FORECOURT_TEST_SECRET']) {
       assert.equal(new RegExp(`export ${name}=(\\S+)`).exec(again)?.[1], env[name], name);
     }
   });

@@ -27,8 +27,9 @@ file (PORT, HOST, DATA_DIR, DATABASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, ...; docs
   demo: `Usage: forecourt demo
 
 Starts the service on the embedded database in DATA_DIR (default ./data) with demo dealers and
-listings, and prints a read-only and a read-write partner secret, the certificate to trust and the
-export lines docs/partner-guide.md uses. It takes no arguments; PORT, HOST and DATA_DIR come from
+listings, and prints a read-only and a read-write partner secret, the read-write partner's test
+secret (fc_test_..., with a few test listings), the certificate to trust and the export lines
+docs/partner-guide.md uses. It takes no arguments; PORT, HOST and DATA_DIR come from
 the environment. Ctrl-C stops it.
 
 The read-write partner may manage webhooks, and the demo delivers to loopback addresses over http

@@ -33,7 +33,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       'demo: webhook endpoints may use loopback addresses, with http (http://127.0.0.1:PORT/...), to try deliveries on this machine; a production service takes public https addresses only',
     );
   }
-  const { readOnlySecret, readWriteSecret, seeded, secrets } = await seedDemo(running.useCases, {
+  const { readOnlySecret, readWriteSecret, testSecret, seeded, secrets } = await seedDemo(running.useCases, {
     earlier: readSecrets(secretsFile),
     imageOrigin: images.origin,
   });
@@ -41,7 +41,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
   // secrets of a demo database, kept so a restart does not break what the partner exported.
   writeFileSync(
     secretsFile,
-    `${JSON.stringify({ readOnly: readOnlySecret, readWrite: readWriteSecret, imagePort: images.port })}\n`,
+    `${JSON.stringify({ readOnly: readOnlySecret, readWrite: readWriteSecret, test: testSecret, imagePort: images.port })}\n`,
     {
       mode: 0o600,
     },
@@ -55,7 +55,8 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       : `(NEW secrets: the ones an earlier run printed no longer work; ${secretsFile} was missing or out of date)`;
   const webhooksNote = config.WEBHOOK_ALLOW_LOOPBACK
     ? `
-Webhooks: the read-write secret may register endpoints (scope manage:webhooks), and this demo
+Webhooks: the read-write partner's secrets may register endpoints (scope manage:webhooks; its
+test secret's are test endpoints, for its test listings only), and this demo
 delivers to loopback addresses over http too (http://127.0.0.1:PORT/...), so a receiver on this
 machine works; a production service takes public https addresses only. docs/webhooks.md and
 \`forecourt listen\` show how.
@@ -66,13 +67,19 @@ Forecourt demo is running at ${running.url} (${seeded ? 'demo data created' : 'e
 
   Read-only partner secret:   ${readOnlySecret}
   Read-write partner secret:  ${readWriteSecret}
+  Its test secret:            ${testSecret}
   ${secretsNote}
+
+The test secret is the read-write partner working on its own test data (docs/test-mode.md): what
+it writes no live secret ever sees, answers carry Forecourt-Mode: test, and DELETE /test-data
+wipes it. The partner guide starts with it; going live changes only the secret.
 
 In another terminal, these lines set what docs/partner-guide.md uses:
 
   export FORECOURT_URL=${running.url}
   export FORECOURT_API=${base}
   export FORECOURT_CA=${cert}
+  export FORECOURT_TEST_SECRET=${testSecret}
   export FORECOURT_SECRET=${readWriteSecret}
   export FORECOURT_READ_SECRET=${readOnlySecret}
 
@@ -83,12 +90,12 @@ Images: the demo serves its listings' sample photos itself at ${images.origin}/d
 checks them within seconds: every state shows (docs/images.md#the-demo). Listings that cannot go
 live, with their reasons: ${base}/listings?readiness=not_live
 ${webhooksNote}
-Try it:
+Try it (the write with the test secret: a test listing, which only that secret reads):
 
   curl --cacert ${cert} -H "Authorization: Bearer ${readOnlySecret}" \\
     "${base}/listings?pageSize=2"
 
-  curl --cacert ${cert} -X PUT -H "Authorization: Bearer ${readWriteSecret}" \\
+  curl --cacert ${cert} -X PUT -H "Authorization: Bearer ${testSecret}" \\
     -H "Content-Type: application/json" \\
     -d '{"title":"Volkswagen Golf 1.5 TSI","price":21950,"brand":"Volkswagen","model":"Golf","year":2021,"dealerLocationCode":"VDB-GENT"}' \\
     "${base}/listings/MY-REF-1"
@@ -149,8 +156,10 @@ function readSecrets(file: string): DemoSecrets | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<DemoSecrets>;
+    // A file from before the demo issued a test secret has none: `test` fails the check, and the
+    // demo issues fresh secrets (and says so).
     return typeof parsed.readOnly === 'string' && typeof parsed.readWrite === 'string'
-      ? { readOnly: parsed.readOnly, readWrite: parsed.readWrite }
+      ? { readOnly: parsed.readOnly, readWrite: parsed.readWrite, test: String(parsed.test ?? '') }
       : undefined;
   } catch {
     return undefined;

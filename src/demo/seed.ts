@@ -14,17 +14,26 @@ const READ_WRITE = 'Demo dealer feed (read-write)';
 /** The read-write partner can try everything, webhooks included (docs/contract.md#the-demo). */
 const READ_WRITE_SCOPES = ['read:listings', 'read:locations', 'write:listings', 'manage:webhooks'] as const;
 
-/** The demo's two secrets, as an earlier run printed them (run.ts keeps them in DATA_DIR). */
+/** How many test listings the read-write partner starts with, so its first test reads show some. */
+const TEST_LISTINGS = 6;
+
+/**
+ * The demo's secrets, as an earlier run printed them (run.ts keeps them in DATA_DIR): the two
+ * partners' live secrets, and the read-write partner's test secret (docs/test-mode.md), where the
+ * partner guide starts.
+ */
 export interface DemoSecrets {
   readOnly: string;
   readWrite: string;
+  test: string;
 }
 
 /**
  * Fills an empty database with demo dealers, two partners and a few hundred listings, through the
- * same domain functions the API uses. Run again, it keeps the secrets of the earlier run when
- * they still belong to the demo's partners (`kept`), so what a partner exported keeps working;
- * otherwise it issues fresh ones, and `secrets` says which happened.
+ * same domain functions the API uses, and a test secret for the read-write partner with a few test
+ * listings. Run again, it keeps the secrets of the earlier run when they still belong to the
+ * demo's partners (`kept`), so what a partner exported keeps working; otherwise it issues fresh
+ * ones, and `secrets` says which happened.
  */
 export async function seedDemo(
   useCases: {
@@ -51,30 +60,39 @@ export async function seedDemo(
     if (!READ_WRITE_SCOPES.every((scope) => writer.scopes.includes(scope))) {
       await partners.update(writer.id, { scopes: [...READ_WRITE_SCOPES] }, ctx);
     }
-    const stillValid = async (partnerId: string, secret: string | undefined) =>
+    const stillValid = async (partnerId: string, secret: string | undefined, test = false) =>
       secret !== undefined &&
       (await useCases.authentication.identify(secret).then(
-        ({ record }) => record.id === partnerId,
+        (found) => found.record.id === partnerId && found.test === test,
         () => false,
       ));
     const earlier = options.earlier;
     if (
       earlier &&
       (await stillValid(reader.id, earlier.readOnly)) &&
-      (await stillValid(writer.id, earlier.readWrite))
+      (await stillValid(writer.id, earlier.readWrite)) &&
+      (await stillValid(writer.id, earlier.test, true))
     ) {
       return {
         readOnlySecret: earlier.readOnly,
         readWriteSecret: earlier.readWrite,
+        testSecret: earlier.test,
         seeded: false,
         secrets: 'kept' as const,
       };
     }
-    const [r, w] = [
+    const [r, w, t] = [
       await partners.rotateSecret(reader.id, 0, ctx),
       await partners.rotateSecret(writer.id, 0, ctx),
+      await partners.issueTestSecret(writer.id, ctx),
     ];
-    return { readOnlySecret: r!.secret, readWriteSecret: w!.secret, seeded: false, secrets: 'new' as const };
+    return {
+      readOnlySecret: r!.secret,
+      readWriteSecret: w!.secret,
+      testSecret: t!.secret,
+      seeded: false,
+      secrets: 'new' as const,
+    };
   }
 
   const { dealers } = await dealerAdmin.importTree(DEMO_DEALERS, ctx);
@@ -146,16 +164,31 @@ export async function seedDemo(
     access: { scope: 'restricted', rootProfileIds: roots, profileIds: [...byCode.values()] },
     rateLimitPerMinute: null,
   };
-  for (let i = 0; i < items.length; i += 100) {
-    const batch = items
-      .slice(i, i + 100)
-      .map((body, n) => ({ index: n, reference: body.externalReference, body }));
-    const { errors } = await writes.upsert(partner, batch, { dryRun: false });
-    if (errors.length) throw new Error(`demo data failed validation: ${JSON.stringify(errors[0])}`);
-  }
+  const write = async (as: Partner, listings: typeof items) => {
+    for (let i = 0; i < listings.length; i += 100) {
+      const batch = listings
+        .slice(i, i + 100)
+        .map((body, n) => ({ index: n, reference: body.externalReference, body }));
+      const { errors } = await writes.upsert(as, batch, { dryRun: false });
+      if (errors.length) throw new Error(`demo data failed validation: ${JSON.stringify(errors[0])}`);
+    }
+  };
+  await write(partner, items);
+  // The read-write partner's test data: a few of the same cars under references of their own
+  // (TEST-…), seen by its test secret only.
+  const test = await partners.issueTestSecret(readWrite.id, ctx);
+  await write(
+    { ...partner, test: true },
+    items.slice(0, TEST_LISTINGS).map((item, i) => ({
+      ...item,
+      externalReference: `TEST-${String(i + 1).padStart(5, '0')}`,
+      status: 'active',
+    })),
+  );
   return {
     readOnlySecret: readOnly.secret,
     readWriteSecret: readWrite.secret,
+    testSecret: test!.secret,
     seeded: true,
     secrets: 'new' as const,
   };
