@@ -102,6 +102,16 @@ describe('PATCH /listings/{externalReference}', () => {
     assert.deepEqual(validationPaths(active), ['price', 'year']);
     // title is required: null clears it, so the result is refused.
     assert.deepEqual(validationPaths(await patch(r, { title: null })), ['title']);
+    // An unknown name set to null is refused too, though applying it would remove nothing, at the
+    // top and inside location, and beside the other issues of the same patch.
+    const erased = await patch(r, { milage: null });
+    assert.deepEqual(validationPaths(erased), ['milage']);
+    assert.equal(erased.body.error.issues[0].code, 'unknown_field');
+    assert.match(erased.body.error.issues[0].message, /mileage/);
+    assert.deepEqual(validationPaths(await patch(r, { location: { citty: null } })), ['location.citty']);
+    assert.deepEqual(validationPaths(await patch(r, { milage: null, year: 1800 })), ['milage', 'year']);
+    // A known name set to null still clears it (price may be absent on a draft).
+    assert.equal((await patch(r, { price: null })).status, 200);
     // Nothing of the refused patches was applied.
     const listed = await app.call(
       'GET',

@@ -113,3 +113,36 @@ function child(schema: z.ZodType, segment: PropertyKey): z.ZodType | undefined {
   }
   return undefined;
 }
+
+/**
+ * Unknown names a merge patch sets to null. Applying the patch removes them, so the document it
+ * leaves has nothing for the schema to refuse and `{"milage": null}` would answer "unchanged":
+ * they are looked for in the patch itself, at every depth where the schema declares an object.
+ * (Unknown names with a value stay in the document and are refused by its validation.)
+ */
+export function unknownNullIssues(
+  patch: Record<string, unknown>,
+  schema: z.ZodType,
+  prefix: readonly string[] = [],
+): Issue[] {
+  const known = declaredKeys(schema);
+  if (!known) return [];
+  const names = new Set(known);
+  const issues: Issue[] = [];
+  for (const [name, value] of Object.entries(patch)) {
+    if (!names.has(name)) {
+      if (value === null) {
+        issues.push({
+          path: [...prefix, name].join('.'),
+          message: messageFor('field', name, known, issues.length),
+          code: CODE.field,
+        });
+      }
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const inner = child(schema, name);
+      if (inner)
+        issues.push(...unknownNullIssues(value as Record<string, unknown>, inner, [...prefix, name]));
+    }
+  }
+  return issues;
+}

@@ -5,6 +5,7 @@ import { ProblemError, problem } from '../../errors.js';
 import { ifMatchHolds, preconditionFailed } from '../../etag.js';
 import { applyMergePatch } from '../../merge-patch.js';
 import { messages } from '../../messages.js';
+import { unknownNullIssues } from '../../unknown-keys.js';
 import { crossFieldInputOfRaw, crossFieldIssues } from '../checks.js';
 import {
   defaultDealerOf,
@@ -125,19 +126,24 @@ async function patchOnce(
     { c1Fields: new Set(Object.keys(patch)) },
   );
   if (prepared instanceof ProblemError) throw prepared;
+  const erased = unknownNullIssues(patch, deps.schema);
   const current = {
     id: read.id as string,
     reference,
     dealerProfileId: base.dealerId,
     status: read.status as string,
   };
-  if ('issues' in prepared) {
-    await addScopeIssues(deps, partner, [prepared]);
-    const known = new Set(prepared.issues.map((i) => i.path));
+  if ('issues' in prepared || erased.length > 0) {
+    const invalid =
+      'issues' in prepared
+        ? { ...prepared, issues: [...erased, ...prepared.issues] }
+        : { index: 0, reference, body, issues: erased };
+    await addScopeIssues(deps, partner, [invalid]);
+    const known = new Set(invalid.issues.map((i) => i.path));
     const more = crossFieldIssues(crossFieldInputOfRaw(body), current, defaultDealerOf(partner)).filter(
       (i) => !known.has(i.path),
     );
-    throw validationFailed([...prepared.issues, ...more]);
+    throw validationFailed([...invalid.issues, ...more]);
   }
   const errors: ItemError[] = [];
   const dealerOf = await resolveDealers(deps, partner, [prepared], errors);
