@@ -178,4 +178,70 @@ describe('webhooks in test mode', () => {
       await testHook.close();
     }
   });
+
+  test('the overview raises nothing for test mode: neither a failing test endpoint nor a test secret’s errors', async () => {
+    const failing = await startReceiver({ failRate: 1 });
+    try {
+      // Two partners doing the same, one with its live secret (the control), one with its test secret.
+      const liveOne = await createPartner(app, { global: true, scopes: SCOPES });
+      const testOne = await createPartner(app, { global: true, scopes: SCOPES });
+      const testSecret = (await app.admin<{ secret: string }>('POST', `/partners/${testOne.id}/test-secret`))
+        .secret;
+      const endpoints: string[] = [];
+      for (const secret of [liveOne.secret, testSecret]) {
+        const hook = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: failing.url } });
+        assert.equal(hook.status, 201, hook.text);
+        endpoints.push(hook.body.data.id);
+        await putListing(app, secret, 'overview-ref', listingBody({ dealerProfileId: tree.ids.A1 }));
+        // 12 of 12 requests refused: past the error share the overview raises.
+        for (let i = 0; i < 12; i++) {
+          const refused = await app.call('GET', `${EXT}/listings?colour=red`, { secret });
+          assert.equal(refused.status, 400, refused.text);
+        }
+      }
+      for (const id of endpoints) {
+        await eventually(
+          async () =>
+            Boolean(
+              (await app.admin<{ failingSince: string | null }>('GET', `/webhooks/${id}`)).failingSince,
+            ),
+          () => `receiver saw ${failing.requests.length} requests`,
+        );
+      }
+      type Overview = {
+        attention: { items: { kind: string; partner: { id: string } | null }[] };
+        webhooks: { failing: number };
+      };
+      const raised = (overview: Overview, partnerId: string) =>
+        overview.attention.items
+          .filter((i) => i.partner?.id === partnerId)
+          .map((i) => i.kind)
+          .sort();
+      // The live partner's errors are raised once its requests are counted (the recorder writes
+      // them in batches); the test partner's, sent before, are counted by then too.
+      let overview: Overview | undefined;
+      await eventually(
+        async () => {
+          overview = await app.admin<Overview>('GET', '/overview');
+          return raised(overview, liveOne.id).includes('error_rate');
+        },
+        () => JSON.stringify(overview?.attention.items),
+      );
+      assert.deepEqual(raised(overview!, liveOne.id), ['error_rate', 'webhook_failing']);
+      assert.deepEqual(raised(overview!, testOne.id), []);
+      // The endpoints' summary counts live endpoints only.
+      const all = await app.admin<{ test: boolean; enabled: boolean; failingSince: string | null }[]>(
+        'GET',
+        '/webhooks',
+      );
+      const liveFailing = all.filter((e) => !e.test && e.enabled && e.failingSince).length;
+      assert.ok(
+        all.some((e) => e.test && e.failingSince),
+        'a failing test endpoint exists',
+      );
+      assert.equal(overview!.webhooks.failing, liveFailing);
+    } finally {
+      await failing.close();
+    }
+  });
 });

@@ -194,8 +194,9 @@ export function requestRecordStore(db: Queryable) {
     },
 
     /**
-     * Per partner since a time: requests, errors, and requests with a retired secret (with the
-     * minute of the last of them): what the overview's "needs attention" reads.
+     * Per partner since a time: live requests, errors, and requests with a retired secret (with
+     * the minute of the last of them): what the overview's "needs attention" reads. Test secrets'
+     * requests are left out: a partner trying things in test mode is not an incident.
      */
     async perPartner(since: string) {
       const rows = await db.query(
@@ -203,7 +204,8 @@ export function requestRecordStore(db: Queryable) {
         `SELECT partner_id, sum(requests)::bigint AS requests, sum(client_errors)::bigint AS client_errors,
                 sum(server_errors)::bigint AS server_errors, sum(retired_key_requests)::bigint AS retired,
                 max(minute) FILTER (WHERE retired_key_requests > 0) AS last_retired
-         FROM partner_usage WHERE minute >= $1::timestamptz AND partner_id <> $2 GROUP BY partner_id`,
+         FROM partner_usage WHERE minute >= $1::timestamptz AND partner_id <> $2 AND NOT test
+         GROUP BY partner_id`,
         [since, NO_PARTNER],
       );
       return rows.map((row) => ({
@@ -283,20 +285,23 @@ export function requestRecordStore(db: Queryable) {
       }));
     },
 
-    /** Every partner's requests per minute since a time, and how many partners sent any. */
+    /**
+     * Every partner's live requests per minute since a time, and how many partners sent any (the
+     * overview's traffic: test secrets' requests are on each partner's page, apart).
+     */
     async traffic(since: string) {
       const [minutes, partners] = await Promise.all([
         db.query(
           'TrafficPerMinute',
           `SELECT minute, sum(requests)::bigint AS requests, sum(client_errors)::bigint AS client_errors,
                   sum(server_errors)::bigint AS server_errors, sum(rate_limited)::bigint AS rate_limited
-           FROM partner_usage WHERE minute >= $1::timestamptz GROUP BY minute ORDER BY minute`,
+           FROM partner_usage WHERE minute >= $1::timestamptz AND NOT test GROUP BY minute ORDER BY minute`,
           [since],
         ),
         db.query<{ n: string }>(
           'ActivePartners',
           `SELECT count(DISTINCT partner_id)::text AS n FROM partner_usage
-           WHERE minute >= $1::timestamptz AND partner_id <> $2`,
+           WHERE minute >= $1::timestamptz AND partner_id <> $2 AND NOT test`,
           [since, NO_PARTNER],
         ),
       ]);

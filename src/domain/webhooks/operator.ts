@@ -20,9 +20,9 @@ interface WebhookOperatorDeps {
 export function webhookOperator(deps: WebhookOperatorDeps) {
   const notFound = (id: string) => problem('NOT_FOUND', messages.noWebhookEndpoint(id));
   return {
-    /** Operator: every endpoint, or one partner's. */
-    async listAll(partnerId: string | null) {
-      return (await deps.store.list(partnerId, null)).map(endpointView);
+    /** Operator: every endpoint, or one partner's; of one mode (`test`), or of both (null). */
+    async listAll(partnerId: string | null, test: boolean | null = null) {
+      return (await deps.store.list(partnerId, test)).map(endpointView);
     },
 
     async getAny(id: string) {

@@ -70,14 +70,17 @@ export function webhookEndpointStore(db: Queryable) {
       return rows.map(toRecord);
     },
 
-    /** Every endpoint's state in four counts (the operator's overview). */
+    /**
+     * Every live endpoint's state in four counts (the operator's overview). Test endpoints are
+     * left out: a partner's test receiver that fails is theirs to mend, not an incident.
+     */
     async summary(): Promise<{ enabled: number; disabled: number; failing: number; pending: number }> {
       const rows = await db.query(
         'WebhookSummary',
         `SELECT count(*) FILTER (WHERE enabled)::int AS enabled, count(*) FILTER (WHERE NOT enabled)::int AS disabled,
                 count(*) FILTER (WHERE enabled AND failing_since IS NOT NULL)::int AS failing,
                 count(*) FILTER (WHERE pending_delivery_id IS NOT NULL)::int AS pending
-         FROM webhook_endpoints`,
+         FROM webhook_endpoints WHERE NOT test`,
       );
       const row = rows[0]!;
       return {

@@ -40,18 +40,23 @@ const attentionItem = z.object({
   reason: z.string().nullable().describe('webhook_disabled: why.'),
 });
 export const overviewSchema = z.object({
-  traffic: z.object({
-    perMinute: z.array(
-      z.object({
-        minute: z.string(),
-        requests: z.number().int(),
-        clientErrors: z.number().int(),
-        serverErrors: z.number().int(),
-        rateLimited: z.number().int(),
-      }),
-    ),
-    activePartners: z.number().int().describe('Partners that sent a request in the last hour.'),
-  }),
+  traffic: z
+    .object({
+      perMinute: z.array(
+        z.object({
+          minute: z.string(),
+          requests: z.number().int(),
+          clientErrors: z.number().int(),
+          serverErrors: z.number().int(),
+          rateLimited: z.number().int(),
+        }),
+      ),
+      activePartners: z
+        .number()
+        .int()
+        .describe('Partners that sent a request with a live secret in the last hour.'),
+    })
+    .describe("Live requests only: test secrets' requests are on each partner's page, apart."),
   health: z.object({
     database: check.extend({ kind: z.string() }),
     replica: check.nullable().describe('null: no read replica configured.'),
@@ -70,12 +75,14 @@ export const overviewSchema = z.object({
       retiredHours: z.number(),
     }),
   }),
-  webhooks: z.object({
-    enabled: z.number().int(),
-    disabled: z.number().int(),
-    failing: z.number().int().describe('Enabled, with deliveries failing (being retried).'),
-    pending: z.number().int().describe('With a delivery sent and not yet acknowledged.'),
-  }),
+  webhooks: z
+    .object({
+      enabled: z.number().int(),
+      disabled: z.number().int(),
+      failing: z.number().int().describe('Enabled, with deliveries failing (being retried).'),
+      pending: z.number().int().describe('With a delivery sent and not yet acknowledged.'),
+    })
+    .describe('Live endpoints only: a failing test endpoint is its partner’s to mend.'),
 });
 
 export type OverviewView = z.infer<typeof overviewSchema>;
@@ -87,13 +94,17 @@ export function overviewAdminRoutes(deps: {
   partners: Pick<PartnerAdmin, 'list'>;
   health: () => Promise<ServiceHealth>;
 }): FastifyPluginAsync {
-  /** What needs an operator now: from partners' traffic, their rotations, and webhook endpoints. */
+  /**
+   * What needs an operator now: from partners' live traffic, their rotations, and live webhook
+   * endpoints (what partners do with test secrets never raises attention).
+   */
   async function attention() {
     const [lastHour, lastDay, partners, endpoints] = await Promise.all([
       deps.records.perPartner(1),
       deps.records.perPartner(ATTENTION.retiredHours),
       deps.partners.list(),
-      deps.webhooks.listAll(null),
+      // Live endpoints only: a failing test receiver is the partner's to mend, not an incident.
+      deps.webhooks.listAll(null, false),
     ]);
     const inGrace = partners.filter((p) => p.previousSecretValidUntil).map((p) => p.id);
     const keyUse = await deps.records.keyUse(inGrace);
