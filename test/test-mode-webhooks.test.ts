@@ -244,4 +244,116 @@ describe('webhooks in test mode', () => {
       await failing.close();
     }
   });
+
+  test('the operator sees what a partner tried in test: written, read, synced, events, webhooks received', async () => {
+    const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+    const testSecret = (await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/test-secret`))
+      .secret;
+    type Sign = { count: number; firstAt: string; lastAt: string } | null;
+    type TestUse = {
+      testListings: number;
+      written: Sign;
+      read: Sign;
+      synced: Sign;
+      events: Sign;
+      webhooksReceived: Sign;
+    };
+    const tried = () => app.admin<TestUse>('GET', `/partners/${partner.id}/test-use`);
+    const none = { written: null, read: null, synced: null, events: null, webhooksReceived: null };
+    assert.deepEqual(await tried(), { testListings: 0, ...none });
+
+    // Live use, and refused test requests, show nothing tried in test.
+    await putListing(app, partner.secret, 'tried-live', listingBody({ dealerProfileId: tree.ids.A1 }));
+    const livePage = await app.call('GET', `${EXT}/listings?pageSize=1&status=all`, {
+      secret: partner.secret,
+    });
+    assert.equal(livePage.status, 200, livePage.text);
+    const liveCursor = encodeURIComponent(livePage.body.pagination.nextCursor);
+    assert.equal(
+      (await app.call('GET', `${EXT}/listings?status=all&cursor=${liveCursor}`, { secret: partner.secret }))
+        .status,
+      200,
+    );
+    const refused = await app.call('PUT', `${EXT}/listings/tried-bad`, {
+      secret: testSecret,
+      body: listingBody({ dealerProfileId: tree.ids.A1, year: 1800 }),
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal((await app.call('GET', `${EXT}/listings?colour=red`, { secret: testSecret })).status, 400);
+    assert.deepEqual(await tried(), { testListings: 0, ...none });
+
+    // Each activity in test mode, once or more.
+    const started = Date.now();
+    await putListing(app, testSecret, 'tried-1', listingBody({ dealerProfileId: tree.ids.A1 }));
+    await putListing(app, testSecret, 'tried-2', listingBody({ dealerProfileId: tree.ids.A2 }));
+    const first = await app.call('GET', `${EXT}/listings?pageSize=1`, { secret: testSecret });
+    assert.equal(first.status, 200, first.text);
+    const cursor = encodeURIComponent(first.body.pagination.nextCursor);
+    const next = await app.call('GET', `${EXT}/listings?pageSize=1&cursor=${cursor}`, { secret: testSecret });
+    assert.equal(next.status, 200, next.text);
+    assert.equal((await app.call('GET', `${EXT}/events`, { secret: testSecret })).status, 200);
+    let use = await tried();
+    assert.equal(use.testListings, 2);
+    assert.equal(use.written?.count, 2);
+    assert.equal(use.read?.count, 1);
+    assert.equal(use.synced?.count, 1);
+    assert.equal(use.events?.count, 1);
+    assert.equal(use.webhooksReceived, null);
+    for (const sign of [use.written, use.read, use.synced, use.events]) {
+      assert.ok(
+        Date.parse(sign!.firstAt) >= started - 1000 && sign!.firstAt <= sign!.lastAt,
+        JSON.stringify(sign),
+      );
+    }
+
+    // A test endpoint's acknowledged delivery; a live endpoint's is not counted.
+    const sink = await startReceiver();
+    const liveSink = await startReceiver();
+    try {
+      for (const [secret, to] of [
+        [testSecret, sink],
+        [partner.secret, liveSink],
+      ] as const) {
+        const hook = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: to.url } });
+        assert.equal(hook.status, 201, hook.text);
+        to.secrets.push(hook.body.data.secret);
+      }
+      await putListing(app, testSecret, 'tried-3', listingBody({ dealerProfileId: tree.ids.A1 }));
+      await putListing(app, partner.secret, 'tried-live-2', listingBody({ dealerProfileId: tree.ids.A1 }));
+      const acknowledged = (r: Receiver) => r.requests.filter((x) => x.answered === 200).length;
+      await eventually(
+        async () =>
+          acknowledged(sink) > 0 && acknowledged(liveSink) > 0 && (await tried()).webhooksReceived !== null,
+        () => `test sink ${acknowledged(sink)}, live sink ${acknowledged(liveSink)}`,
+      );
+      use = await tried();
+      assert.ok(use.webhooksReceived!.count >= 1);
+      assert.ok(use.webhooksReceived!.count <= acknowledged(sink), `${use.webhooksReceived!.count}`);
+    } finally {
+      await sink.close();
+      await liveSink.close();
+    }
+
+    // A wipe empties the test listings; what was tried stays shown.
+    assert.equal((await app.call('DELETE', `${EXT}/test-data`, { secret: testSecret })).status, 200);
+    const wiped = await tried();
+    assert.equal(wiped.testListings, 0);
+    assert.equal(wiped.written?.count, 3);
+    assert.deepEqual(wiped.synced, use.synced);
+
+    // An unknown partner is 404, a malformed id 400.
+    const unknown = await app.call(
+      'GET',
+      '/api/admin/v1/partners/00000000-0000-4000-8000-000000000001/test-use',
+      {
+        headers: { authorization: `Bearer ${app.running.adminToken}` },
+      },
+    );
+    assert.equal(unknown.status, 404, unknown.text);
+    assert.match(unknown.body.error.message, /No partner/);
+    const malformed = await app.call('GET', '/api/admin/v1/partners/nope/test-use', {
+      headers: { authorization: `Bearer ${app.running.adminToken}` },
+    });
+    assert.equal(malformed.status, 400, malformed.text);
+  });
 });

@@ -61,6 +61,7 @@ export function registerPartnerRecords(
       method: request.method,
       route: partnerApi.routeName(route, request.url),
       listing: listingOf(route, request.params),
+      cursor: (request.query as { cursor?: unknown } | undefined)?.cursor !== undefined,
       status,
       problem: request.problem,
       durationMs,

@@ -66,6 +66,24 @@ export interface KeyUseInput {
   lastAt: string;
 }
 
+/** What a partner did in test mode (migration 032): the signs that it is ready to go live. */
+export const TEST_ACTIVITIES = ['write', 'read', 'sync', 'events', 'webhook'] as const;
+export type TestActivity = (typeof TEST_ACTIVITIES)[number];
+/** Successful test requests of one activity of one partner: how many, the first and the last. */
+export interface TestUseInput {
+  partnerId: string;
+  activity: Exclude<TestActivity, 'webhook'>;
+  requests: number;
+  firstAt: string;
+  lastAt: string;
+}
+export interface TestUseRecord {
+  activity: TestActivity;
+  count: number;
+  firstAt: string;
+  lastAt: string;
+}
+
 /** A partner's key use as kept (store/partners.ts reads the same rows for "last used"). */
 export interface KeyUseRecord extends Omit<KeyUseInput, 'partnerId'> {}
 
@@ -115,11 +133,27 @@ export function requestRecordStore(db: Queryable) {
      * One statement, one round trip, for a whole batch: the failures inserted, the minute counts
      * and the key use added to what other instances (or earlier batches) counted. All land or none.
      */
-    async write(failures: FailureInput[], usage: UsageInput[], keyUse: KeyUseInput[] = []): Promise<void> {
-      if (!failures.length && !usage.length && !keyUse.length) return;
+    async write(
+      failures: FailureInput[],
+      usage: UsageInput[],
+      keyUse: KeyUseInput[] = [],
+      testUse: TestUseInput[] = [],
+    ): Promise<void> {
+      if (!failures.length && !usage.length && !keyUse.length && !testUse.length) return;
       await db.query(
         'WriteRequestRecords',
-        `WITH keys AS (
+        `WITH tried AS (
+           INSERT INTO partner_test_use AS t (partner_id, activity, requests, first_at, last_at)
+           SELECT r."partnerId", r.activity, r.requests, r."firstAt", r."lastAt"
+           FROM jsonb_to_recordset($4::jsonb) AS r("partnerId" uuid, activity text, requests bigint,
+             "firstAt" timestamptz, "lastAt" timestamptz)
+           ON CONFLICT (partner_id, activity) DO UPDATE SET
+             requests = t.requests + excluded.requests,
+             first_at = least(t.first_at, excluded.first_at),
+             last_at = greatest(t.last_at, excluded.last_at)
+           RETURNING 1
+         ),
+         keys AS (
            INSERT INTO partner_key_use AS k (partner_id, rotated_at, key, requests, first_at, last_at)
            SELECT r."partnerId", coalesce(r."rotatedAt", '-infinity'), r.key, r.requests, r."firstAt", r."lastAt"
            FROM jsonb_to_recordset($3::jsonb) AS r("partnerId" uuid, "rotatedAt" timestamptz, key text,
@@ -161,8 +195,36 @@ export function requestRecordStore(db: Queryable) {
            failures_not_kept = u.failures_not_kept + excluded.failures_not_kept,
            previous_key_requests = u.previous_key_requests + excluded.previous_key_requests,
            retired_key_requests = u.retired_key_requests + excluded.retired_key_requests`,
-        [JSON.stringify(failures), JSON.stringify(usage), JSON.stringify(keyUse)],
+        [JSON.stringify(failures), JSON.stringify(usage), JSON.stringify(keyUse), JSON.stringify(testUse)],
       );
+    },
+
+    /**
+     * What a partner has tried in test mode (one record per activity it did) and how many test
+     * listings it holds now; undefined when there is no such partner.
+     */
+    async testUse(partnerId: string): Promise<{ tried: TestUseRecord[]; testListings: number } | undefined> {
+      const rows = await db.query(
+        'PartnerTestUse',
+        // The count is an index-only scan of listings_test_count_idx (migration 031).
+        `SELECT u.activity, u.requests, u.first_at, u.last_at,
+                (SELECT count(*) FROM listings WHERE test AND partner_id = p.id)::int AS listings
+         FROM partners p LEFT JOIN partner_test_use u ON u.partner_id = p.id
+         WHERE p.id = $1`,
+        [partnerId],
+      );
+      if (rows.length === 0) return undefined;
+      return {
+        testListings: Number(rows[0]!.listings),
+        tried: rows
+          .filter((row) => row.activity !== null)
+          .map((row) => ({
+            activity: row.activity as TestActivity,
+            count: Number(row.requests),
+            firstAt: (row.first_at as Date).toISOString(),
+            lastAt: (row.last_at as Date).toISOString(),
+          })),
+      };
     },
 
     /**
@@ -364,6 +426,9 @@ export function requestRecordStore(db: Queryable) {
         cutoff,
       ]);
       await db.query('DeleteOldKeyUse', 'DELETE FROM partner_key_use WHERE last_at < $1::timestamptz', [
+        cutoff,
+      ]);
+      await db.query('DeleteOldTestUse', 'DELETE FROM partner_test_use WHERE last_at < $1::timestamptz', [
         cutoff,
       ]);
       return Number(failures[0]?.n ?? 0);

@@ -137,6 +137,30 @@ export const usageSchema = z.object({
   topErrorCodes: z.array(z.object({ code: z.string(), status: z.number().int(), count: z.number().int() })),
 });
 
+/** One sign of what a partner tried in test mode: null until it did it once. */
+const testSign = (what: string) =>
+  z
+    .object({
+      count: z.number().int(),
+      firstAt: z.string().describe('The first of them (when it arrived).'),
+      lastAt: z.string().describe('The last of them.'),
+    })
+    .nullable()
+    .describe(`${what}; null: never (or not within the request records' retention).`);
+
+/**
+ * What a partner has tried with its test secret: the signs that it is ready to go live (the
+ * console's partner page, docs/test-mode.md "What the operator sees").
+ */
+export const testUseSchema = z.object({
+  testListings: z.number().int().describe('Test listings it holds now (a wipe or the expiry empties them).'),
+  written: testSign('Successful test writes of listings (PUT, PATCH, DELETE, bulk upsert, status)'),
+  read: testSign('Successful test reads of listings and locations, without a cursor'),
+  synced: testSign('Test list pages fetched with a cursor: it followed nextCursor, as the sync loop does'),
+  events: testSign('Test reads of GET /events'),
+  webhooksReceived: testSign('Test webhook deliveries its receiver acknowledged (answered 2xx)'),
+});
+
 /** A page of failed requests as the operator reads it. */
 export const operatorRecordPageSchema = z.object({
   data: z.array(operatorRecordSchema),
@@ -147,3 +171,4 @@ export const operatorRecordPageSchema = z.object({
 export type OperatorRequestRecord = z.output<typeof operatorRecordSchema>;
 export type OperatorRequestPage = z.output<typeof operatorRecordPageSchema>;
 export type Usage = z.output<typeof usageSchema>;
+export type TestUse = z.output<typeof testUseSchema>;

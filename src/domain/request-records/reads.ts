@@ -1,4 +1,9 @@
-import type { FailureFilter, FailureRecord, RequestRecordStore } from '../../store/request-records.js';
+import type {
+  FailureFilter,
+  FailureRecord,
+  RequestRecordStore,
+  TestActivity,
+} from '../../store/request-records.js';
 import { NO_PARTNER, noUsage, USAGE_COUNTS } from '../../store/request-records.js';
 import { type CursorCodec, fingerprint } from '../cursor.js';
 import { problem } from '../errors.js';
@@ -79,7 +84,7 @@ function operatorFailureView(record: FailureRecord) {
 export function requestRecordReads(deps: {
   store: Pick<
     RequestRecordStore,
-    'failures' | 'usage' | 'topCodes' | 'traffic' | 'notKept' | 'keyUse' | 'perPartner'
+    'failures' | 'usage' | 'topCodes' | 'traffic' | 'notKept' | 'keyUse' | 'perPartner' | 'testUse'
   >;
   flush: () => Promise<void>;
   cursors: CursorCodec;
@@ -138,6 +143,27 @@ export function requestRecordReads(deps: {
     async keyUse(partnerIds: string[]) {
       await deps.flush();
       return deps.store.keyUse(partnerIds);
+    },
+    /**
+     * What a partner has tried in test mode, each sign null until it did (docs/test-mode.md,
+     * "What the operator sees"), and the test listings it holds.
+     */
+    async testUse(partnerId: string) {
+      await deps.flush();
+      const found = await deps.store.testUse(partnerId);
+      if (!found) throw problem('NOT_FOUND', messages.noPartner(partnerId));
+      const sign = (activity: TestActivity) => {
+        const use = found.tried.find((t) => t.activity === activity);
+        return use ? { count: use.count, firstAt: use.firstAt, lastAt: use.lastAt } : null;
+      };
+      return {
+        testListings: found.testListings,
+        written: sign('write'),
+        read: sign('read'),
+        synced: sign('sync'),
+        events: sign('events'),
+        webhooksReceived: sign('webhook'),
+      };
     },
     /** Per partner over the last `hours`: requests, errors, retired secrets tried. */
     async perPartner(hours: number) {

@@ -7,11 +7,13 @@ import {
   NO_PARTNER,
   noUsage,
   type RequestRecordStore,
+  type TestUseInput,
   USAGE_COUNTS,
   type UsageInput,
 } from '../../store/request-records.js';
 import type { Issue } from '../errors.js';
 import { keepable, keepableOrNull } from '../text.js';
+import { testActivityOf } from './test-use.js';
 
 /** What the HTTP layer knows of a partner request once it is answered. */
 export interface AnsweredRequest {
@@ -25,6 +27,8 @@ export interface AnsweredRequest {
   method: string;
   /** The route pattern as the OpenAPI document writes it (`/listings/{listing}`). */
   route: string;
+  /** The query named a cursor (a test request that followed one shows the partner synced). */
+  cursor?: boolean | undefined;
   /** The listing the path named (its external reference or id), when the route has one. */
   listing?: string | undefined;
   status: number;
@@ -80,6 +84,8 @@ export function requestRecorder(deps: {
   let usage = new Map<string, UsageInput>();
   /** Requests per partner, rotation and secret state, exact to the request (migration 015). */
   let keyUse = new Map<string, KeyUseInput>();
+  /** Test requests per partner and activity: what it has tried in test mode (migration 032). */
+  let testUse = new Map<string, TestUseInput>();
   /** Failures kept this minute per partner (the per-minute limit). */
   let keptThisMinute = new Map<string, number>();
   let minuteOfKept = 0;
@@ -108,6 +114,18 @@ export function requestRecorder(deps: {
     }
   }
 
+  /** Test requests of one partner and activity, added to those held. */
+  function useTest(use: TestUseInput): void {
+    const id = `${use.partnerId}|${use.activity}`;
+    const entry = testUse.get(id);
+    if (!entry) testUse.set(id, { ...use });
+    else {
+      entry.requests += use.requests;
+      if (use.firstAt < entry.firstAt) entry.firstAt = use.firstAt;
+      if (use.lastAt > entry.lastAt) entry.lastAt = use.lastAt;
+    }
+  }
+
   function record(answered: AnsweredRequest): void {
     if (options.retentionDays === 0) return;
     const at = now();
@@ -128,6 +146,11 @@ export function requestRecorder(deps: {
         firstAt: arrived,
         lastAt: arrived,
       });
+    }
+    const activity = answered.test && answered.partnerId ? testActivityOf(answered) : undefined;
+    if (activity && answered.partnerId) {
+      const arrived = new Date(at - answered.durationMs).toISOString();
+      useTest({ partnerId: answered.partnerId, activity, requests: 1, firstAt: arrived, lastAt: arrived });
     }
     // Which secret: during a rotation's grace the console compares the previous secret's count
     // with the rest (the current secret's) to tell whether the partner moved.
@@ -182,11 +205,13 @@ export function requestRecorder(deps: {
     const batch = failures;
     const counts = [...usage.values()];
     const uses = [...keyUse.values()];
+    const tried = [...testUse.values()];
     failures = [];
     usage = new Map();
     keyUse = new Map();
+    testUse = new Map();
     try {
-      await deps.store.write(batch, counts, uses);
+      await deps.store.write(batch, counts, uses, tried);
       return;
     } catch (error) {
       // The database is there but refused the batch: one record it cannot take must not hold up
@@ -194,7 +219,7 @@ export function requestRecorder(deps: {
       // the counts alone fail too, the database is not taking anything: all waits for the next try.
       const refusedAlone =
         isRecordRefusal(error) &&
-        (await deps.store.write([], counts, uses).then(
+        (await deps.store.write([], counts, uses, tried).then(
           () => true,
           () => false,
         ));
@@ -202,6 +227,7 @@ export function requestRecorder(deps: {
         putBack(batch);
         mergeBack(counts);
         for (const use of uses) useKey(use);
+        for (const use of tried) useTest(use);
         throw error;
       }
     }
@@ -264,7 +290,7 @@ export function requestRecorder(deps: {
   /** Rejects when the database did not take the batch (kept for the next write). */
   async function write(): Promise<void> {
     try {
-      if (failures.length || usage.size) await writeBatch();
+      if (failures.length || usage.size || testUse.size) await writeBatch();
       if (now() - lastRetention >= RETENTION_EVERY_MS) {
         lastRetention = now();
         await enforceRetention();

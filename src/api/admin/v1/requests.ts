@@ -14,6 +14,7 @@ import {
   operatorRecordPageSchema,
   operatorRecordSchema,
   requestRecordQuery,
+  testUseSchema,
   usageSchema,
 } from '../../schemas/requests.js';
 import { errorResponse } from '../../schemas/responses.js';
@@ -71,6 +72,20 @@ export function requestAdminRoutes(records: RequestRecordReads): FastifyPluginAs
         },
       },
       async (request) => ({ data: await records.oneOfAny(request.params.requestId) }),
+    );
+
+    app.get(
+      '/partners/:id/test-use',
+      {
+        schema: {
+          tags: ['Admin'],
+          summary:
+            'What a partner has tried with its test secret (written, read, synced, events, webhooks received): the signs it is ready to go live',
+          params: z.object({ id: uuidParam }),
+          response: { 200: z.object({ data: testUseSchema }), ...errors },
+        },
+      },
+      async (request) => ({ data: await records.testUse(request.params.id) }),
     );
 
     app.get(
