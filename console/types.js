@@ -9,6 +9,7 @@
 /** @typedef {import('../src/api/admin/v1/overview.js').OverviewView} Overview */
 /** @typedef {import('../src/api/schemas/requests.js').OperatorRequestRecord} RequestRecord */
 /** @typedef {import('../src/api/schemas/requests.js').Usage} Usage */
+/** @typedef {import('../src/api/schemas/requests.js').TestUse} TestUse */
 /** @typedef {import('../src/api/schemas/requests.js').OperatorRequestPage} RequestPage */
 /** @typedef {import('../src/domain/shapes/webhooks.js').EndpointView} WebhookEndpoint */
 /** @typedef {import('../src/domain/shapes/webhooks.js').DeliveryView} Delivery */

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { bootApp, createPartner, EXT, type TestApp, unique } from './helpers/app.js';
-import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { bootApp, createPartner, EXT, listingBody, type TestApp, unique } from './helpers/app.js';
+import {
+  accessible,
+  type ConsoleBrowser,
+  drawn,
+  fits,
+  openBrowser,
+  signIn,
+  TOKEN_FIELD,
+} from './helpers/console.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 
 /**
@@ -86,4 +94,51 @@ test('the partner page, failed requests and webhook endpoints mark test mode', a
   await open(`#/partners/${partner.id}`, name);
   await b.page.locator('[data-test-endpoint]').waitFor();
   assert.equal(await b.page.locator('[data-test-endpoint]').count(), 1, 'the live endpoint is not marked');
+});
+
+test('the partner page shows what it tried in test: a checklist that says what is missing', async () => {
+  const name = unique('Trier');
+  const partner = await createPartner(app, {
+    global: true,
+    name,
+    scopes: ['read:listings', 'write:listings', 'manage:webhooks'],
+  });
+  const { secret } = await app.admin<{ secret: string }>('POST', `/partners/${partner.id}/test-secret`);
+  await open(`#/partners/${partner.id}`, name);
+  const sign = (key: string) => b.page.locator(`[data-tried="${key}"]`);
+  assert.equal(await sign('written').getAttribute('data-done'), 'no');
+  assert.match(
+    await b.page.locator('[data-tried-verdict]').innerText(),
+    /^Not tried in test yet: wrote listings;/,
+  );
+
+  // Two writes and a sync walk in test: those signs done, the webhook still missing.
+  const dealer = await app.admin<{ locationCode: string }>('POST', '/dealers', {
+    locationCode: unique('TRY'),
+  });
+  for (const reference of ['try-1', 'try-2']) {
+    const written = await app.call('PUT', `${EXT}/listings/${reference}`, {
+      secret,
+      body: listingBody({ dealerLocationCode: dealer.locationCode }),
+    });
+    assert.equal(written.status, 201, written.text);
+  }
+  const first = await app.call('GET', `${EXT}/listings?pageSize=1`, { secret });
+  const cursor = encodeURIComponent(first.body.pagination.nextCursor);
+  assert.equal(
+    (await app.call('GET', `${EXT}/listings?pageSize=1&cursor=${cursor}`, { secret })).status,
+    200,
+  );
+  await open(`#/partners/${partner.id}`, name);
+  assert.equal(await sign('written').getAttribute('data-done'), 'yes');
+  assert.match(await sign('written').innerText(), /Wrote listings: 2 writes, last /);
+  assert.equal(await sign('synced').getAttribute('data-done'), 'yes');
+  assert.equal(await sign('webhooksReceived').getAttribute('data-done'), 'no');
+  assert.equal(
+    await b.page.locator('[data-tried-verdict]').innerText(),
+    'Not tried in test yet: received a webhook (answered 2xx).',
+  );
+  assert.equal(await b.page.locator('[data-test-listings]').innerText(), 'Holds 2 test listings now.');
+  await fits(b.page, 'tried in test', { heading: name, shot: 'tried-in-test' });
+  await accessible(b.page, 'tried in test');
 });

@@ -23,6 +23,7 @@ import {
 import { imageHealthOf } from './image-health.js';
 import { editPartner } from './partner-edit.js';
 import { failureTable } from './requests.js';
+import { triedInTest } from './tried-in-test.js';
 import { endpointsOf } from './webhooks.js';
 
 /** @typedef {import('../types.js').Partner} Partner */
@@ -81,15 +82,17 @@ function rotationPanel(p, r, act) {
  * @returns {Promise<import('../types.js').Content>}
  */
 export async function partner(id, window = '24h') {
-  /** @type {[{data: Partner}, {data: import('../types.js').Usage}, {data: import('../types.js').Usage}, import('../types.js').RequestPage, {data: import('../types.js').Dealer[]}]} */
-  const [{ data: p }, { data: usage }, { data: testUsage }, failures, { data: dealers }] = await Promise.all([
-    api('GET', `/partners/${id}`),
-    api('GET', `/partners/${id}/usage?window=${window}`),
-    // Test requests are counted apart (docs/test-mode.md): the usage above is live traffic only.
-    api('GET', `/partners/${id}/usage?window=${window}&test=true`),
-    api('GET', `/requests?partnerId=${id}&pageSize=20`),
-    api('GET', '/dealers'),
-  ]);
+  /** @type {[{data: Partner}, {data: import('../types.js').Usage}, {data: import('../types.js').Usage}, {data: import('../types.js').TestUse}, import('../types.js').RequestPage, {data: import('../types.js').Dealer[]}]} */
+  const [{ data: p }, { data: usage }, { data: testUsage }, { data: tried }, failures, { data: dealers }] =
+    await Promise.all([
+      api('GET', `/partners/${id}`),
+      api('GET', `/partners/${id}/usage?window=${window}`),
+      // Test requests are counted apart (docs/test-mode.md): the usage above is live traffic only.
+      api('GET', `/partners/${id}/usage?window=${window}&test=true`),
+      api('GET', `/partners/${id}/test-use`),
+      api('GET', `/requests?partnerId=${id}&pageSize=20`),
+      api('GET', '/dealers'),
+    ]);
   // During a grace: which secret each request sent since the rotation, and the verdict drawn from it.
   /** @type {import('../rotation.js').Rotation | null} */
   const rotation = p.previousSecretValidUntil ? (await api('GET', `/partners/${id}/rotation`)).data : null;
@@ -317,7 +320,7 @@ export async function partner(id, window = '24h') {
           `${fmt(t.failuresNotKept)} failures were counted but not kept one by one (over the per-minute limit).`,
         )
       : null,
-    p.testSecretIssuedAt || testUsage.totals.requests
+    p.testSecretIssuedAt || testUsage.totals.requests || tried.written || tried.testListings
       ? h(
           'div',
           { 'data-test-usage': '' },
@@ -330,6 +333,7 @@ export async function partner(id, window = '24h') {
               ['bulk items written', testUsage.totals.itemsWritten],
             ]).map(([label, n]) => [label, fmt(n), { 'data-test-total': label }]),
           ),
+          triedInTest(tried),
         )
       : null,
     h('h2', {}, 'Top error codes'),
