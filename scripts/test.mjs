@@ -217,7 +217,10 @@ function run(group) {
   });
 }
 
-/** The per-file databases of this run (`<name>_f<pid>`), dropped once every group has run. */
+/**
+ * The per-file databases of this run (`<name>_f<pid>`) and the template they were copied from
+ * (`<name>_template`), dropped once every group has run.
+ */
 async function dropIsolatedDatabases() {
   if (!process.env.DATABASE_URL) return;
   const { default: pg } = await import('pg');
@@ -228,7 +231,7 @@ async function dropIsolatedDatabases() {
   try {
     await client.connect();
     const { rows } = await client.query(
-      String.raw`SELECT datname FROM pg_database WHERE datname ~ ('^' || $1 || '_f\d+$')`,
+      String.raw`SELECT datname FROM pg_database WHERE datname ~ ('^' || $1 || '_(f\d+|template)$')`,
       [base],
     );
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
