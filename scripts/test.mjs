@@ -19,6 +19,7 @@ import {
   mkdtempSync,
   readdirSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -91,23 +92,56 @@ const slowestFirst = (files) => {
 // 0.7 s of CPU apiece.
 const UNIT_LAYER = 'test/unit/layer.generated.test.ts';
 
+/**
+ * The other integration files run several to a process, in TEST_BUNDLES (default 16) bundles
+ * written into the compiled tree (test/helpers/bundle.ts runs each file as if alone: its own
+ * hooks, its own PostgreSQL database). A process cost about 1.5 s of CPU before its first test
+ * (Node.js, the service's modules, the embedded database's WebAssembly compiled and first booted),
+ * a quarter of a pass. Each file goes to the bundle with the least source so far, largest first,
+ * so that the bundles take about as long. TEST_BUNDLES=0 runs every file in a process of its own,
+ * as a list of files given as arguments always does.
+ */
+const BUNDLES = Number(process.env.TEST_BUNDLES ?? 16);
+const bundleName = (n) => `test/bundle-${String(n).padStart(2, '0')}.generated.test.ts`;
+
+function bundled(files) {
+  const alone = files.filter((f) => SLOWEST.includes(f));
+  const rest = files.filter((f) => !SLOWEST.includes(f));
+  const count = Math.min(BUNDLES, rest.length);
+  if (count <= 1) return { files: slowestFirst(files), bundles: [] };
+  const bundles = Array.from({ length: count }, (_, n) => ({ name: bundleName(n), files: [], size: 0 }));
+  const sized = rest
+    .map((f) => ({ f, size: statSync(path.join(ROOT, f)).size }))
+    .sort((a, b) => b.size - a.size);
+  for (const { f, size } of sized) {
+    const lightest = bundles.reduce((a, b) => (b.size < a.size ? b : a));
+    lightest.files.push(f);
+    lightest.size += size;
+  }
+  for (const b of bundles) b.files.sort();
+  return { files: [...slowestFirst(alone), ...bundles.map((b) => b.name)], bundles };
+}
+
 const dbOnly = process.argv.includes('--db-only');
 const args = process.argv.slice(2).filter((a) => a !== '--db-only');
 const integration = list('test').filter((f) => !(dbOnly && DB_INDEPENDENT.includes(f)));
 // The unit layer needs no group of its own: one group, so that no core waits for a group's last
 // file.
+const { files: scheduled, bundles } = args.length ? { files: [], bundles: [] } : bundled(integration);
 const groups = args.length
   ? [{ name: 'selected files', files: args, concurrency }]
   : [
       {
         name: dbOnly ? 'integration' : 'integration and unit',
-        files: [...slowestFirst(integration), ...(dbOnly ? [] : [UNIT_LAYER])],
+        files: [...scheduled, ...(dbOnly ? [] : [UNIT_LAYER])],
         concurrency,
       },
     ];
 
 const fromRoot = (file) => path.relative(ROOT, path.resolve(ROOT, file));
-if (groups.some((group) => group.files.some((f) => BROWSER_TESTS.includes(fromRoot(f))))) ensureChromium();
+const runsFile = (f) =>
+  groups.some((group) => group.files.includes(f)) || bundles.some((b) => b.files.includes(f));
+if (BROWSER_TESTS.some((f) => runsFile(f) || args.map(fromRoot).includes(f))) ensureChromium();
 
 // Temporary files (embedded databases copied from a template for every boot, data directories of
 // child services, browser profiles) go to memory where the machine has it: on this kind of
@@ -160,6 +194,18 @@ try {
       .map((f) => `await import('./${path.basename(f, '.ts')}.js');\n`)
       .join(''),
   );
+  for (const bundle of bundles) {
+    writeFileSync(
+      path.join(TREE, bundle.name.replace(/\.ts$/, '.js')),
+      [
+        "import { runFile } from './helpers/bundle.js';",
+        ...bundle.files.map(
+          (f) => `await runFile('${f}', new URL('./${path.basename(f, '.ts')}.js', import.meta.url).href);`,
+        ),
+        '',
+      ].join('\n'),
+    );
+  }
 } catch (error) {
   removeTree();
   removeRunTmp();
@@ -187,6 +233,8 @@ const isolate = process.env.DATABASE_URL ? ['--import', inTree('test/helpers/iso
 function run(group) {
   return new Promise((resolve) => {
     process.stdout.write(`# ${group.name}: ${group.files.length} files, ${group.concurrency} at a time\n`);
+    // Which file ran in which process: a bundle's report names each file as a suite of its own.
+    for (const b of bundles) process.stdout.write(`# ${b.name}: ${b.files.join(' ')}\n`);
     const child = spawn(
       process.execPath,
       [
@@ -218,7 +266,7 @@ function run(group) {
 }
 
 /**
- * The per-file databases of this run (`<name>_f<pid>`) and the template they were copied from
+ * The per-file databases of this run (`<name>_f<pid>`, `<name>_f<pid>_<n>`) and the template they were copied from
  * (`<name>_template`), dropped once every group has run.
  */
 async function dropIsolatedDatabases() {
@@ -231,7 +279,7 @@ async function dropIsolatedDatabases() {
   try {
     await client.connect();
     const { rows } = await client.query(
-      String.raw`SELECT datname FROM pg_database WHERE datname ~ ('^' || $1 || '_(f\d+|template)$')`,
+      String.raw`SELECT datname FROM pg_database WHERE datname ~ ('^' || $1 || '_(f\d+(_\d+)?|template)$')`,
       [base],
     );
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);

@@ -18,19 +18,40 @@ import { openDb } from '../../src/store/open.js';
  * database is tested on databases of the tests' own (test/postgres-operations.test.ts).
  *
  * Only in the processes that run a test file (node's runner marks them with NODE_TEST_CONTEXT),
- * not in the runner itself.
+ * not in the runner itself. A process that runs several files (test/helpers/bundle.ts) gives each
+ * a database of its own the same way (`<name>_f<pid>_<n>`).
  */
-const shared = process.env.DATABASE_URL;
-if (shared && process.env.NODE_TEST_CONTEXT) {
-  const url = new URL(shared);
-  const name = `${url.pathname.slice(1)}_f${process.pid}`;
-  const admin = new URL(shared);
+/** The URLs a test process was started with, before any was pointed at a database of its own. */
+const COMPANIONS = ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'PGBOUNCER_URL'] as const;
+const SHARED_KEY = 'FORECOURT_TEST_SHARED_URLS';
+
+function sharedUrls(): Partial<Record<(typeof COMPANIONS)[number], string>> {
+  const kept = process.env[SHARED_KEY];
+  if (kept) return JSON.parse(kept);
+  const urls = Object.fromEntries(
+    COMPANIONS.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+  );
+  process.env[SHARED_KEY] = JSON.stringify(urls);
+  return urls;
+}
+
+/**
+ * A new database on the server of DATABASE_URL, copied from the run's template and named after
+ * the shared one (`<name>_<suffix>`), and the environment that points the service at it: the
+ * pooler's address and the way around it name it too. {} on the embedded database.
+ */
+export async function isolatedDatabase(suffix: string): Promise<Record<string, string>> {
+  const urls = sharedUrls();
+  if (!urls.DATABASE_URL) return {};
+  const base = new URL(urls.DATABASE_URL).pathname.slice(1);
+  const name = `${base}_${suffix}`;
+  const admin = new URL(urls.DATABASE_URL);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    const template = `${url.pathname.slice(1)}_template`;
+    const template = `${base}_template`;
     // One lock for the run's template: the first file makes it while the others wait.
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [template]);
     try {
@@ -43,17 +64,19 @@ if (shared && process.env.NODE_TEST_CONTEXT) {
   } finally {
     await client.end();
   }
-  url.pathname = `/${name}`;
-  process.env.DATABASE_URL = url.toString();
-  // Behind a pooler (.ci/run's PgBouncer passes), the way around it and the pooler's own address
-  // name the same database.
-  for (const companion of ['DATABASE_DIRECT_URL', 'PGBOUNCER_URL']) {
-    const value = process.env[companion];
+  const env: Record<string, string> = {};
+  for (const companion of COMPANIONS) {
+    const value = urls[companion];
     if (!value) continue;
     const other = new URL(value);
     other.pathname = `/${name}`;
-    process.env[companion] = other.toString();
+    env[companion] = other.toString();
   }
+  return env;
+}
+
+if (process.env.DATABASE_URL && process.env.NODE_TEST_CONTEXT) {
+  Object.assign(process.env, await isolatedDatabase(`f${process.pid}`));
 }
 
 /**
@@ -62,7 +85,8 @@ if (shared && process.env.NODE_TEST_CONTEXT) {
  */
 async function createTemplate(admin: pg.Client, template: string): Promise<void> {
   await admin.query(`CREATE DATABASE ${template}`);
-  const target = new URL(process.env.DATABASE_DIRECT_URL ?? process.env.DATABASE_URL!);
+  const urls = sharedUrls();
+  const target = new URL(urls.DATABASE_DIRECT_URL ?? urls.DATABASE_URL!);
   target.pathname = `/${template}`;
   const db = await openDb({
     databaseUrl: target.toString(),
