@@ -38,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { request } from 'undici';
+import { ADMIN, API, serviceApi } from './lib/api.js';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { load, type Measured } from './lib/load.js';
 import { startService } from './lib/processes.js';
@@ -66,8 +66,6 @@ const { values } = parseArgs({
 });
 const log = (msg: string) => process.stderr.write(`[bench test-mode] ${msg}\n`);
 const HERE = import.meta.dirname;
-const API = '/api/external/v1';
-const ADMIN = '/api/admin/v1';
 const smoke = values.smoke;
 const durationS = smoke ? 1 : Number(values.duration);
 const connections = Number(values.connections);
@@ -111,24 +109,7 @@ const service = await startService({
   IMAGE_CHECK_CONCURRENCY: '0',
 });
 
-async function call(method: string, urlPath: string, secret: string, body?: unknown) {
-  const res = await request(`${service.url}${urlPath}`, {
-    method: method as 'GET',
-    dispatcher: service.dispatcher,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined, text };
-}
-async function ok(method: string, urlPath: string, secret: string, body?: unknown) {
-  const res = await call(method, urlPath, secret, body);
-  if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${res.text.slice(0, 500)}`);
-  return res.body?.data;
-}
+const { call, ok, createPartner } = serviceApi(service, adminToken);
 
 /** Bulk upserts of `${prefix}${i}`, i < count, 100 a request, two at a time. */
 async function write(secret: string, count: number): Promise<void> {
@@ -155,10 +136,9 @@ async function settle(): Promise<void> {
 }
 
 // --- The neighbour: created and given its test secret through the admin API.
-const neighbour = await ok('POST', `${ADMIN}/partners`, adminToken, {
+const neighbour = await createPartner({
   name: `bench-test-mode-${run}`,
   scopes: ['read:listings', 'write:listings'],
-  access: { scope: 'global' },
   rateLimitPerMinute: neighbourRate * 60,
 });
 const liveSecret: string = neighbour.secret;

@@ -19,8 +19,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { request } from 'undici';
 import { CLAIM_SQL } from '../src/store/webhooks/index.js';
+import { API, serviceApi } from './lib/api.js';
 import { load, percentile } from './lib/load.js';
 import { startService } from './lib/processes.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
@@ -36,8 +36,6 @@ const { values } = parseArgs({
   },
 });
 const log = (msg: string) => process.stderr.write(`[bench webhooks] ${msg}\n`);
-const API = '/api/external/v1';
-const ADMIN = '/api/admin/v1';
 const databaseUrl = values['database-url'];
 if (!databaseUrl || !values.dataset) throw new Error('--database-url and --dataset are required');
 const dataset = JSON.parse(readFileSync(values.dataset, 'utf8')) as Dataset;
@@ -80,27 +78,13 @@ const service = await startService({
   WEBHOOK_ALLOW_PRIVATE: 'true',
 });
 
-async function call(method: string, path: string, secret: string, body?: unknown) {
-  const res = await request(`${service.url}${path}`, {
-    method: method as 'GET',
-    dispatcher: service.dispatcher,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-  return text ? JSON.parse(text).data : undefined;
-}
+const { ok, createPartner } = serviceApi(service, adminToken);
 
 const partners: string[] = [];
 for (let p = 0; p < PARTNERS; p++) {
-  const created = await call('POST', `${ADMIN}/partners`, adminToken, {
+  const created = await createPartner({
     name: `bench-webhooks-${Date.now()}-${p}`,
     scopes: ['read:listings', 'manage:webhooks'],
-    access: { scope: 'global' },
   });
   partners.push(created.secret);
 }
@@ -109,11 +93,11 @@ async function addEndpoint(): Promise<void> {
   const n = endpoints.length;
   const secret = partners[Math.floor(n / 20)]!;
   const path = `/e/${n}`;
-  const created = await call('POST', `${API}/webhooks`, secret, { url: `${receiverUrl}${path}` });
+  const created = await ok('POST', `${API}/webhooks`, secret, { url: `${receiverUrl}${path}` });
   endpoints.push({ id: created.id, secret, path });
 }
 const setEnabled = (enabled: boolean) =>
-  Promise.all(endpoints.map((e) => call('PATCH', `${API}/webhooks/${e.id}`, e.secret, { enabled })));
+  Promise.all(endpoints.map((e) => ok('PATCH', `${API}/webhooks/${e.id}`, e.secret, { enabled })));
 
 const writer = dataset.globalSecret;
 const run = randomBytes(3).toString('hex');
@@ -124,9 +108,9 @@ async function latency(label: string): Promise<{ p50: number; p99: number; max: 
   const waits: number[] = [];
   for (let i = 0; i < samples; i++) {
     const reference = `BENCH-WH-${run}-${label.replace(/ /g, '-')}-${i}`;
-    const written = await call('PUT', `${API}/listings/${reference}`, writer, listingBody(reference, i));
+    const written = await ok('PUT', `${API}/listings/${reference}`, writer, listingBody(reference, i));
     const acked = performance.now();
-    const listing = await call('GET', `${API}/listings/${written.listingId}`, writer);
+    const listing = await ok('GET', `${API}/listings/${written.listingId}`, writer);
     const deadline = Date.now() + 30_000;
     for (const e of endpoints) {
       const key = `${e.path}|${listing.id}|${listing.updatedAt}`;
@@ -258,7 +242,7 @@ try {
     })}\n`,
   );
   // Leave the database as found: no endpoint pointing at a receiver that is about to go away.
-  for (const e of endpoints) await call('DELETE', `${API}/webhooks/${e.id}`, e.secret);
+  for (const e of endpoints) await ok('DELETE', `${API}/webhooks/${e.id}`, e.secret);
 } finally {
   await service.stop();
   receiver.close();

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Locator, Page } from 'playwright-core';
-import { bootApp, createPartner, createTree, EXT, type TestApp, type Tree, unique } from './helpers/app.js';
-import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { createPartner, createTree, EXT, type TestApp, type Tree, unique } from './helpers/app.js';
+import { type ConsoleSession, consoleSession, drawn } from './helpers/console.js';
 
 /**
  * The smaller things of issue 46 (point 9), each as an operator meets it: a banner that outlived
@@ -14,35 +14,33 @@ import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './
  */
 let app: TestApp;
 let tree: Tree;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 /** A partner with traffic: reads, and refused queries. */
 let busy: { id: string; secret: string; name: string };
 
 before(async () => {
-  app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-  tree = await createTree(app);
-  busy = {
-    ...(await createPartner(app, {
-      global: true,
-      name: unique('Busy Motors'),
-      scopes: ['read:listings', 'manage:webhooks'],
-    })),
-    name: '',
-  };
-  busy.name = (await app.admin('GET', `/partners/${busy.id}`)).name;
-  for (let i = 0; i < 4; i++) await app.call('GET', `${EXT}/listings`, { secret: busy.secret });
-  for (let i = 0; i < 3; i++) await app.call('GET', `${EXT}/listings?colour=red`, { secret: busy.secret });
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  b = await consoleSession({
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+    prepare: async (booted) => {
+      tree = await createTree(booted);
+      busy = {
+        ...(await createPartner(booted, {
+          global: true,
+          name: unique('Busy Motors'),
+          scopes: ['read:listings', 'manage:webhooks'],
+        })),
+        name: '',
+      };
+      busy.name = (await booted.admin('GET', `/partners/${busy.id}`)).name;
+      for (let i = 0; i < 4; i++) await booted.call('GET', `${EXT}/listings`, { secret: busy.secret });
+      for (let i = 0; i < 3; i++)
+        await booted.call('GET', `${EXT}/listings?colour=red`, { secret: busy.secret });
+    },
+  });
+  ({ app, page } = b);
 });
-after(async () => {
-  await b?.browser.close();
-  await app?.close();
-});
+after(() => b?.close());
 
 const open = async (hash: string, heading: string | RegExp) => {
   await page.goto(`${app.url}/console${hash}`);

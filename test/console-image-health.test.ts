@@ -2,18 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Loop } from '../src/background/loop.js';
-import { bootApp, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
+import { createTree, listingBody, type TestApp } from './helpers/app.js';
 import {
-  type ConsoleBrowser,
+  type ConsoleSession,
+  consoleSession,
   fits,
   go,
-  openBrowser,
   signIn,
   TOKEN_FIELD,
   WIDTHS,
 } from './helpers/console.js';
-import { eventually } from './helpers/eventually.js';
-import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
+import { checkedListings, IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { putListing } from './helpers/listings-api.js';
 import { ref, writer } from './helpers/write-fixtures.js';
@@ -27,7 +26,7 @@ import { ref, writer } from './helpers/write-fixtures.js';
 let app: TestApp;
 let images: ImageServer;
 let checker: Loop;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 let partner: { id: string; secret: string };
 let name: string;
@@ -36,44 +35,38 @@ let truth: any[] = [];
 
 before(async () => {
   images = await startImageServer();
-  app = await bootApp(IMAGE_TEST_ENV);
-  const tree = await createTree(app);
-  partner = await writer(app, [tree.ids.A!]);
-  name = (await app.admin('GET', `/partners/${partner.id}`)).name;
-  const u = (p: string) => images.url(p);
-  const bodies: Record<string, unknown>[] = [
-    { images: [u('/photo.jpg?1'), u('/tiny.jpg?1')] },
-    { images: [u('/photo.png?1'), u('/missing.jpg?1'), u('/missing.jpg?2')] },
-    { images: [u('/missing.jpg?1')] },
-    { images: [u('/missing.jpg?2'), u('/page.html?1')] },
-    { images: [u('/page.html?1'), u('/wide.png?1')] },
-    { images: [u('/missing.jpg?3')] },
-    { images: [] },
-    { status: 'sold', images: [u('/broken.jpg?1')] },
-    { status: 'draft', images: [u('/tiny.jpg?2')] },
-  ];
-  for (const [i, body] of bodies.entries()) {
-    await putListing(app, partner.secret, ref(`ih${i}`), listingBody(body));
-  }
-  checker = imageChecker(app);
-  await checker.start();
-  await eventually(
-    async () => {
-      const reply = await app.call('GET', `${EXT}/listings?status=all&mine=true&pageSize=100`, {
-        secret: partner.secret,
-      });
-      truth = reply.body.data;
-      return truth.every((l) => l.images.every((i: any) => i.check.state !== 'pending'));
+  b = await consoleSession({
+    env: IMAGE_TEST_ENV,
+    signIn: false,
+    prepare: async (booted) => {
+      const tree = await createTree(booted);
+      partner = await writer(booted, [tree.ids.A!]);
+      name = (await booted.admin('GET', `/partners/${partner.id}`)).name;
+      const u = (p: string) => images.url(p);
+      const bodies: Record<string, unknown>[] = [
+        { images: [u('/photo.jpg?1'), u('/tiny.jpg?1')] },
+        { images: [u('/photo.png?1'), u('/missing.jpg?1'), u('/missing.jpg?2')] },
+        { images: [u('/missing.jpg?1')] },
+        { images: [u('/missing.jpg?2'), u('/page.html?1')] },
+        { images: [u('/page.html?1'), u('/wide.png?1')] },
+        { images: [u('/missing.jpg?3')] },
+        { images: [] },
+        { status: 'sold', images: [u('/broken.jpg?1')] },
+        { status: 'draft', images: [u('/tiny.jpg?2')] },
+      ];
+      for (const [i, body] of bodies.entries()) {
+        await putListing(booted, partner.secret, ref(`ih${i}`), listingBody(body));
+      }
+      checker = imageChecker(booted);
+      await checker.start();
+      truth = await checkedListings(booted, partner.secret);
     },
-    () => JSON.stringify(truth.map((l) => l.images)),
-  );
-  b = await openBrowser(app);
-  page = b.page;
+  });
+  ({ app, page } = b);
 });
 after(async () => {
-  await b?.browser.close();
   await checker?.stop();
-  await app?.close();
+  await b?.close();
   await images?.close();
 });
 

@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { Loop } from '../src/background/loop.js';
-import { bootApp, createTree, EXT, listingBody, type TestApp } from './helpers/app.js';
-import {
-  type ConsoleBrowser,
-  drawn,
-  fits,
-  go,
-  openBrowser,
-  signIn,
-  TOKEN_FIELD,
-  WIDTHS,
-} from './helpers/console.js';
-import { eventually } from './helpers/eventually.js';
-import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
+import { createTree, listingBody, type TestApp } from './helpers/app.js';
+import { type ConsoleSession, consoleSession, drawn, fits, go, WIDTHS } from './helpers/console.js';
+import { checkedListings, IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
 import { type ImageServer, startImageServer } from './helpers/image-server.js';
 import { putListing } from './helpers/listings-api.js';
 import { ref, writer } from './helpers/write-fixtures.js';
@@ -27,8 +16,7 @@ import { ref, writer } from './helpers/write-fixtures.js';
  */
 let app: TestApp;
 let images: ImageServer;
-let checker: Loop;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 let partner: { id: string; secret: string };
 let name: string;
@@ -37,49 +25,42 @@ const FIND = 'Find a listing: its id or the partner’s reference';
 
 before(async () => {
   images = await startImageServer();
-  app = await bootApp(IMAGE_TEST_ENV);
-  const tree = await createTree(app);
-  partner = await writer(app, [tree.ids.A!]);
-  name = (await app.admin('GET', `/partners/${partner.id}`)).name;
-  const u = (p: string) => images.url(p);
-  // Every image broken, each its own way: it cannot go live.
-  await putListing(
-    app,
-    partner.secret,
-    refs.broken,
-    listingBody({ images: [u('/missing.jpg?c1'), u('/page.html?c1'), u('/tiny.jpg?c1')] }),
-  );
-  // Live, with a broken image beside good ones, one of them a URL far wider than a phone.
-  await putListing(
-    app,
-    partner.secret,
-    refs.mixed,
-    listingBody({
-      images: [u('/photo.jpg?c1'), u('/missing.jpg?c2'), u(`/photo.png?${'long-query-'.repeat(20)}`)],
-    }),
-  );
-  checker = imageChecker(app);
-  await checker.start();
-  let read: any[] = [];
-  await eventually(
-    async () => {
-      const reply = await app.call('GET', `${EXT}/listings?status=all&mine=true`, { secret: partner.secret });
-      read = reply.body.data;
-      return read.every((l) => l.images.every((i: any) => i.check.state !== 'pending'));
+  b = await consoleSession({
+    env: IMAGE_TEST_ENV,
+    prepare: async (booted) => {
+      const tree = await createTree(booted);
+      partner = await writer(booted, [tree.ids.A!]);
+      name = (await booted.admin('GET', `/partners/${partner.id}`)).name;
+      const u = (p: string) => images.url(p);
+      // Every image broken, each its own way: it cannot go live.
+      await putListing(
+        booted,
+        partner.secret,
+        refs.broken,
+        listingBody({ images: [u('/missing.jpg?c1'), u('/page.html?c1'), u('/tiny.jpg?c1')] }),
+      );
+      // Live, with a broken image beside good ones, one of them a URL far wider than a phone.
+      await putListing(
+        booted,
+        partner.secret,
+        refs.mixed,
+        listingBody({
+          images: [u('/photo.jpg?c1'), u('/missing.jpg?c2'), u(`/photo.png?${'long-query-'.repeat(20)}`)],
+        }),
+      );
+      const checker = imageChecker(booted);
+      await checker.start();
+      try {
+        await checkedListings(booted, partner.secret);
+      } finally {
+        await checker.stop();
+      }
     },
-    () => JSON.stringify(read.map((l) => l.images)),
-  );
-  await checker.stop();
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  });
+  ({ app, page } = b);
 });
 after(async () => {
-  await b?.browser.close();
-  await checker?.stop();
-  await app?.close();
+  await b?.close();
   await images?.close();
 });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { bootApp, createPartner, createTree, type TestApp, type Tree } from './helpers/app.js';
-import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { createPartner, createTree, type TestApp, type Tree } from './helpers/app.js';
+import { type ConsoleSession, consoleSession, drawn } from './helpers/console.js';
 
 /**
  * A dealer's move (issue 46, point 8): what is saved is what the preview showed. A form changed
@@ -10,22 +10,18 @@ import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './
  */
 let app: TestApp;
 let tree: Tree;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 
 before(async () => {
-  app = await bootApp();
-  tree = await createTree(app);
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  b = await consoleSession({
+    prepare: async (booted) => {
+      tree = await createTree(booted);
+    },
+  });
+  ({ app, page } = b);
 });
-after(async () => {
-  await b?.browser.close();
-  await app?.close();
-});
+after(() => b?.close());
 
 const PARENT = 'Parent location code (move it; empty: top level)';
 

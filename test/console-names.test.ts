@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { bootApp, EXT, type TestApp, unique } from './helpers/app.js';
-import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { EXT, type TestApp, unique } from './helpers/app.js';
+import { type ConsoleSession, consoleSession, drawn } from './helpers/console.js';
 
 /**
  * Names that deceive (issue 46, point 7): bidirectional overrides and isolates in what partners and
@@ -10,7 +10,7 @@ import { type ConsoleBrowser, drawn, openBrowser, signIn, TOKEN_FIELD } from './
  * descriptions, in dialogs; a revoked operator's name is not given to another.
  */
 let app: TestApp;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 
 const RLO = '\u202E';
@@ -20,17 +20,10 @@ const LRI = '\u2066';
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
 before(async () => {
-  app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  b = await consoleSession({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  ({ app, page } = b);
 });
-after(async () => {
-  await b?.browser.close();
-  await app?.close();
-});
+after(() => b?.close());
 
 /**
  * Whether `word` is drawn left to right where it appears in `where`'s text: each character's box

@@ -1,39 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { bootApp, createPartner, createTree, type TestApp, unique } from './helpers/app.js';
-import {
-  accessible,
-  type ConsoleBrowser,
-  drawn,
-  openBrowser,
-  signIn,
-  TOKEN_FIELD,
-} from './helpers/console.js';
+import { createPartner, createTree, type TestApp, unique } from './helpers/app.js';
+import { accessible, type ConsoleSession, consoleSession, drawn } from './helpers/console.js';
 
 /**
  * A secret shown once (issue 46, point 4): wherever the operator clicked, the new secret is in
  * view, under the header, holds the focus, and is announced; at a computer's width and a phone's.
  */
 let app: TestApp;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 
 before(async () => {
-  app = await bootApp();
-  await createTree(app);
-  // A list long enough that "Create partner" sits far below the page's start.
-  for (let i = 0; i < 8; i++) await createPartner(app, { global: true, name: unique(`Listed ${i}`) });
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  b = await consoleSession({
+    prepare: async (booted) => {
+      await createTree(booted);
+      // A list long enough that "Create partner" sits far below the page's start.
+      for (let i = 0; i < 8; i++) await createPartner(booted, { global: true, name: unique(`Listed ${i}`) });
+    },
+  });
+  ({ app, page } = b);
 });
-after(async () => {
-  await b?.browser.close();
-  await app?.close();
-});
+after(() => b?.close());
 
 /** Where the secret titled `title` is: inside the window below the header (when it stays), and focused. */
 async function shown(p: Page, title: RegExp) {

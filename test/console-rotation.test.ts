@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
-import { bootApp, createPartner, EXT, type TestApp, unique } from './helpers/app.js';
-import { type ConsoleBrowser, drawn, fits, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { createPartner, EXT, type TestApp, unique } from './helpers/app.js';
+import { type ConsoleSession, consoleSession, drawn, fits } from './helpers/console.js';
 
 /**
  * A secret's rotation in the console (issue 46, points 1 and 2): the verdict "moved" comes from the
@@ -12,21 +12,14 @@ import { type ConsoleBrowser, drawn, fits, openBrowser, signIn, TOKEN_FIELD } fr
  * per-minute counts could not split.
  */
 let app: TestApp;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 
 before(async () => {
-  app = await bootApp();
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  b = await consoleSession();
+  ({ app, page } = b);
 });
-after(async () => {
-  await b?.browser.close();
-  await app?.close();
-});
+after(() => b?.close());
 
 /** Leaves at least `ms` of the current minute, waiting for the next one when less is left. */
 async function roomInThisMinute(ms: number): Promise<void> {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
-import { bootApp, createPartner, EXT, listingBody, type TestApp, unique } from './helpers/app.js';
-import { type ConsoleBrowser, drawn, fits, openBrowser, signIn, TOKEN_FIELD } from './helpers/console.js';
+import { createPartner, EXT, listingBody, type TestApp, unique } from './helpers/app.js';
+import { type ConsoleSession, consoleSession, drawn, fits } from './helpers/console.js';
 import { eventually } from './helpers/eventually.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
@@ -14,22 +14,19 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
  */
 let app: TestApp;
 let receiver: Receiver;
-let b: ConsoleBrowser;
+let b: ConsoleSession;
 let page: Page;
 
 before(async () => {
-  app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000' });
   receiver = await startReceiver({ failRate: 1 });
-  b = await openBrowser(app);
-  page = b.page;
-  await page.goto(`${app.url}/console`);
-  await page.getByLabel(TOKEN_FIELD).waitFor();
-  await signIn(page, app.running.adminToken);
+  b = await consoleSession({
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000' },
+  });
+  ({ app, page } = b);
 });
 after(async () => {
-  await b?.browser.close();
+  await b?.close();
   await receiver?.close();
-  await app?.close();
 });
 
 describe('a failing webhook endpoint', () => {

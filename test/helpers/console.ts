@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import type { TestApp } from './app.js';
+import { bootApp, type TestApp } from './app.js';
 
 /**
  * The operator's console in a real browser (Debian's Chromium driven by playwright-core), against
@@ -77,6 +77,42 @@ export async function openBrowser(app: TestApp): Promise<ConsoleBrowser> {
     void dialog.accept();
   });
   return opened;
+}
+
+/** A browser on the console of an app booted for it; close() closes the browser, then the app. */
+export interface ConsoleSession extends ConsoleBrowser {
+  app: TestApp;
+  close(): Promise<void>;
+}
+
+/**
+ * What a console test's before() does: the app booted with `env`, `prepare` (the data the test
+ * needs, made before the browser opens), a browser on it and, unless `signIn` is false, the
+ * console open and signed in with the admin token. A step that fails closes what was opened.
+ */
+export async function consoleSession(
+  options: { env?: Record<string, string>; prepare?: (app: TestApp) => Promise<void>; signIn?: boolean } = {},
+): Promise<ConsoleSession> {
+  const app = await bootApp(options.env);
+  let b: ConsoleBrowser | undefined;
+  const close = async () => {
+    await b?.browser.close();
+    await app.close();
+  };
+  try {
+    await options.prepare?.(app);
+    b = await openBrowser(app);
+    if (options.signIn !== false) {
+      await b.page.goto(`${app.url}/console`);
+      await b.page.getByLabel(TOKEN_FIELD).waitFor();
+      await signIn(b.page, app.running.adminToken);
+    }
+    // The same object: the page's handlers keep pushing into its errors and dialogs.
+    return Object.assign(b, { app, close });
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** axe-core on the page as it is now (evaluated through the DevTools protocol, so the CSP stays on). */

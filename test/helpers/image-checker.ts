@@ -2,7 +2,8 @@ import pino from 'pino';
 import { configuredImageChecks } from '../../src/background/image-checks.js';
 import type { Loop } from '../../src/background/loop.js';
 import type { ImageCheck } from '../../src/domain/images/classify.js';
-import type { TestApp } from './app.js';
+import { EXT, type TestApp } from './app.js';
+import { eventually } from './eventually.js';
 
 /**
  * The service of an image test: its own checker off (a test starts one with imageChecker, when
@@ -30,4 +31,21 @@ export function imageChecker(
     { logger: pino({ level: 'silent' }), ...(observe ? { observe } : {}) },
     { everyMs: 50, random: () => 0 },
   );
+}
+
+/**
+ * The partner's listings as it reads them (every status, at most 100), once none of their images
+ * waits for its check: a checker must be running.
+ */
+export async function checkedListings(app: TestApp, secret: string): Promise<any[]> {
+  let read: any[] = [];
+  await eventually(
+    async () => {
+      const reply = await app.call('GET', `${EXT}/listings?status=all&mine=true&pageSize=100`, { secret });
+      read = reply.body.data;
+      return read.every((l) => l.images.every((i: any) => i.check.state !== 'pending'));
+    },
+    () => JSON.stringify(read.map((l) => l.images)),
+  );
+  return read;
 }
