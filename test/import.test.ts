@@ -1037,9 +1037,9 @@ describe('forecourt import against the service', () => {
     assert.equal(noColumns.code, 2);
     assert.match(noColumns.stderr, /no externalReference column \(header: nummer, name\)/);
     assert.match(noColumns.stderr, /--columns FILE/);
-    // The service's self-signed certificate without --ca: refused at once (it was retried for 6 s),
-    // saying how to trust it.
-    const started = Date.now();
+    // The service's self-signed certificate without --ca: refused at once, saying how to trust it.
+    // It was retried for 6 s: "at once" is that nothing was retried (the output says each retry),
+    // not a time, which a busy machine stretches (4.2 s for the command to start and answer).
     const untrusted = await runImport([feed], { secret: 'fc_x', ca: false });
     assert.equal(untrusted.code, 2);
     assert.match(
@@ -1047,7 +1047,6 @@ describe('forecourt import against the service', () => {
       /TLS_CERTIFICATE_ERROR: .*certificate is not trusted.*`--ca FILE` \(or FORECOURT_CA\)/,
     );
     assert.doesNotMatch(untrusted.stderr, /retrying/);
-    assert.ok(Date.now() - started < 4000, `${Date.now() - started} ms`);
     const unauthorized = await runImport([feed], { secret: 'fc_not_a_real_secret' });
     assert.equal(unauthorized.code, 2);
     assert.match(unauthorized.stderr, /stopped after 0 listings: UNAUTHORIZED/);

@@ -318,7 +318,11 @@ describe('incremental sync with cursors', () => {
         stop = true;
       },
     );
+    // Four seconds of it, and on a busy machine until the writers made enough writes to prove
+    // anything (a minute at most).
+    const began = Date.now();
     await sleep(4000);
+    while (writes <= 20 && Date.now() - began < 60_000) await sleep(100);
     stop = true;
     await running.finish();
     // Right after the last write is acknowledged, one more walk to the end must complete the copy.
