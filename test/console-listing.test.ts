@@ -26,7 +26,9 @@ const FIND = 'Find a listing: its id or the partner’s reference';
 before(async () => {
   images = await startImageServer();
   b = await consoleSession({
-    env: IMAGE_TEST_ENV,
+    // No image here is slow on purpose: a check's time limit is for a machine busy with
+    // browsers (at 4 s, a 404 of the local server came back as a timeout under load).
+    env: { ...IMAGE_TEST_ENV, IMAGE_CHECK_TIMEOUT_MS: '20000' },
     prepare: async (booted) => {
       const tree = await createTree(booted);
       partner = await writer(booted, [tree.ids.A!]);
