@@ -105,8 +105,12 @@ test(`webhooks end to end: flaky receivers, busy writers, a SIGKILL mid-delivery
   const references = Array.from({ length: 80 }, (_, i) => `${code}-ref-${i}`);
   const until = Date.now() + WRITE_FOR_MS;
   let writes = 0;
-  // For WRITE_FOR_MS, and on a busy machine on until the writes are enough to judge (a minute more at most).
-  const writing = () => Date.now() < until || (writes <= 10 && Date.now() < until + 60_000);
+  // For WRITE_FOR_MS, and on a busy machine on until the writes are enough to judge and every
+  // reference was written once (the receivers' copies are compared with all of them below), a
+  // minute more at most.
+  const written = new Set<string>();
+  const enough = () => writes > 10 && written.size === references.length;
+  const writing = () => Date.now() < until || (!enough() && Date.now() < until + 60_000);
   const writeLoop = async (n: number) => {
     let round = 0;
     while (writing()) {
@@ -123,8 +127,10 @@ test(`webhooks end to end: flaky receivers, busy writers, a SIGKILL mid-delivery
       const reply = await call(writer, 'POST', `${EXT}/listings/bulk-upsert`, secret, items).catch(
         () => undefined,
       );
-      if (reply?.status === 200) writes++;
-      else await new Promise((r) => setTimeout(r, 200)); // the writer's instance is restarting
+      if (reply?.status === 200) {
+        writes++;
+        for (const item of items) written.add(item.externalReference!);
+      } else await new Promise((r) => setTimeout(r, 200)); // the writer's instance is restarting
       if (round % 3 === 0) {
         await call(
           writer,
