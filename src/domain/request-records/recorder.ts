@@ -103,28 +103,9 @@ export function requestRecorder(deps: {
   }
 
   /** Requests with one state of a partner's secrets under one rotation, added to those held. */
-  function useKey(use: KeyUseInput): void {
-    const id = `${use.partnerId}|${use.rotatedAt}|${use.key}`;
-    const entry = keyUse.get(id);
-    if (!entry) keyUse.set(id, { ...use });
-    else {
-      entry.requests += use.requests;
-      if (use.firstAt < entry.firstAt) entry.firstAt = use.firstAt;
-      if (use.lastAt > entry.lastAt) entry.lastAt = use.lastAt;
-    }
-  }
-
+  const useKey = (use: KeyUseInput) => addUse(keyUse, `${use.partnerId}|${use.rotatedAt}|${use.key}`, use);
   /** Test requests of one partner and activity, added to those held. */
-  function useTest(use: TestUseInput): void {
-    const id = `${use.partnerId}|${use.activity}`;
-    const entry = testUse.get(id);
-    if (!entry) testUse.set(id, { ...use });
-    else {
-      entry.requests += use.requests;
-      if (use.firstAt < entry.firstAt) entry.firstAt = use.firstAt;
-      if (use.lastAt > entry.lastAt) entry.lastAt = use.lastAt;
-    }
-  }
+  const useTest = (use: TestUseInput) => addUse(testUse, `${use.partnerId}|${use.activity}`, use);
 
   function record(answered: AnsweredRequest): void {
     if (options.retentionDays === 0) return;
@@ -342,6 +323,21 @@ export function requestRecorder(deps: {
 }
 
 export type RequestRecorder = ReturnType<typeof requestRecorder>;
+
+/** Counted requests under one key, added to those held: how many, the first and the last. */
+function addUse<T extends { requests: number; firstAt: string; lastAt: string }>(
+  held: Map<string, T>,
+  id: string,
+  use: T,
+): void {
+  const entry = held.get(id);
+  if (!entry) held.set(id, { ...use });
+  else {
+    entry.requests += use.requests;
+    if (use.firstAt < entry.firstAt) entry.firstAt = use.firstAt;
+    if (use.lastAt > entry.lastAt) entry.lastAt = use.lastAt;
+  }
+}
 
 /**
  * The database refused the records themselves (a data exception or a broken constraint, SQLSTATE
