@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { request } from 'undici';
+import { API, serviceApi } from './lib/api.js';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { load } from './lib/load.js';
 import { startService } from './lib/processes.js';
@@ -42,7 +42,6 @@ const { values } = parseArgs({
 });
 const log = (msg: string) => process.stderr.write(`[bench image-checks] ${msg}\n`);
 const HERE = import.meta.dirname;
-const API = '/api/external/v1';
 const smoke = values.smoke;
 const connections = Number(values.connections);
 const durationS = smoke ? 1 : Number(values.duration);
@@ -83,20 +82,10 @@ const service = await startService({
 });
 const writer = dataset.globalSecret;
 
-async function call(method: string, urlPath: string, body?: unknown) {
-  const res = await request(`${service.url}${API}${urlPath}`, {
-    method: method as 'GET',
-    dispatcher: service.dispatcher,
-    headers: {
-      authorization: `Bearer ${writer}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${urlPath}: ${res.statusCode} ${text.slice(0, 500)}`);
-  return text ? JSON.parse(text).data : undefined;
-}
+const api = serviceApi(service, adminToken);
+/** The writer partner's call: the answer's `data`, any status from 300 up an error. */
+const call = (method: string, urlPath: string, body?: unknown) =>
+  api.ok(method, `${API}${urlPath}`, writer, body);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Image URLs of this run under `tag`: unique, spread round-robin over the hosts. */
