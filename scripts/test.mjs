@@ -176,12 +176,22 @@ const removeRunTmp = () => runTmp && rmSync(runTmp, { recursive: true, force: tr
 // The tests run from a copy of the checkout with its TypeScript compiled ahead (scripts/test-tree.mjs).
 const treeParent = runTmp ?? mkdtempSync(path.join(os.tmpdir(), 'forecourt-test-tree-'));
 const TREE = path.join(treeParent, 'tree');
+/** node's test runner while a group runs, and what stops it with every process of its group. */
+let runner;
+const stopRunner = () => {
+  try {
+    if (runner) process.kill(-runner.pid, 'SIGKILL');
+  } catch {}
+};
 const removeTree = () => rmSync(runTmp ? TREE : treeParent, { recursive: true, force: true });
 for (const [signal, code] of [
   ['SIGINT', 130],
   ['SIGTERM', 143],
 ])
   process.once(signal, () => {
+    // The runner has a process group of its own (below): out of the terminal's, Ctrl+C no longer
+    // reaches it by itself.
+    stopRunner();
     removeTree();
     removeRunTmp();
     process.exit(code);
@@ -230,11 +240,24 @@ if (process.env.FORECOURT_TEST_WASM_TIERS !== 'all') {
 // On PostgreSQL, each file's process gets a database of its own (test/helpers/isolated-database.ts).
 const isolate = process.env.DATABASE_URL ? ['--import', inTree('test/helpers/isolated-database.ts')] : [];
 
+/**
+ * Bounds on a run, so that a test that never ends fails the run with its name instead of holding
+ * it (and CI) until an outer limit kills everything without a word. Each file's process (a bundle
+ * too) is cancelled after TEST_TIMEOUT_S (default 900 s; the longest bundle takes about 300 s on
+ * this machine's kind beside the rest of CI), and each test inside it after the same. The whole group is stopped after TEST_RUN_LIMIT_S (default 1800 s; a pass takes 700
+ * to 900 s on this machine's kind with the rest of CI beside it), saying which files had not
+ * reported: a process that finished its tests but never exits (a handle left open) is caught
+ * there, as node's test runner waits for it.
+ */
+const TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_S ?? 900) * 1000;
+const RUN_LIMIT_MS = Number(process.env.TEST_RUN_LIMIT_S ?? 1800) * 1000;
+
 function run(group) {
   return new Promise((resolve) => {
     process.stdout.write(`# ${group.name}: ${group.files.length} files, ${group.concurrency} at a time\n`);
     // Which file ran in which process: a bundle's report names each file as a suite of its own.
     for (const b of bundles) process.stdout.write(`# ${b.name}: ${b.files.join(' ')}\n`);
+    const files = group.files.filter((f) => !isOption(f));
     const child = spawn(
       process.execPath,
       [
@@ -244,23 +267,51 @@ function run(group) {
         // TAP on every Node.js version (24's default is another format): the counts below are read from it.
         '--test-reporter=tap',
         `--test-concurrency=${group.concurrency}`,
+        `--test-timeout=${TEST_TIMEOUT_MS}`,
         ...group.files.filter(isOption),
-        ...group.files.filter((f) => !isOption(f)).map(inTree),
+        ...files.map(inTree),
       ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+      // A process group of its own, so that the limit below stops the test files' processes too.
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], detached: true },
     );
-    const counts = { pass: 0, fail: 0, skipped: 0 };
+    runner = child;
+    const reported = new Set();
+    const limit = setTimeout(() => {
+      const waiting = files
+        .filter((f) => !reported.has(path.basename(f, '.ts')))
+        .flatMap((f) => bundles.find((b) => b.name === f)?.files.filter((g) => !reported.has(g)) ?? [f]);
+      process.stdout.write(
+        `not ok - the run did not end within ${RUN_LIMIT_MS / 1000} s (TEST_RUN_LIMIT_S); stopped.\n` +
+          `# files that had not reported: ${waiting.join(' ') || '(none: a process did not exit)'}\n`,
+      );
+      stopRunner();
+    }, RUN_LIMIT_MS);
+    const counts = { pass: 0, fail: 0, cancelled: 0, skipped: 0 };
     let tail = '';
+    let pending = '';
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
-      tail = (tail + chunk.toString()).slice(-2000);
+      const text = chunk.toString();
+      tail = (tail + text).slice(-2000);
+      // A file has reported once the runner's top-level line for it is out ("ok 3 - /…/x.test.js").
+      const lines = (pending + text).split('\n');
+      pending = lines.pop();
+      for (const line of lines) {
+        const top = /^(?:not )?ok \d+ - .*\/([^/]+)\.test\.js\b/.exec(line);
+        if (top) reported.add(`${top[1]}.test`);
+        // A bundle's file, a suite inside it: "    ok 2 - test/x.test.ts".
+        const inBundle = /^\s+(?:not )?ok \d+ - (test\/\S+\.test\.ts)$/.exec(line);
+        if (inBundle) reported.add(inBundle[1]);
+      }
     });
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
+      clearTimeout(limit);
+      runner = undefined;
       for (const name of Object.keys(counts)) {
         const match = new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail);
         counts[name] = match ? Number(match[1]) : 0;
       }
-      resolve({ code: code ?? 1, counts });
+      resolve({ code: code ?? (signal ? 1 : 0), counts });
     });
   });
 }
@@ -290,7 +341,7 @@ async function dropIsolatedDatabases() {
   }
 }
 
-const total = { pass: 0, fail: 0, skipped: 0 };
+const total = { pass: 0, fail: 0, cancelled: 0, skipped: 0 };
 let failed = false;
 for (const group of groups) {
   const { code, counts } = await run(group);
@@ -300,7 +351,9 @@ for (const group of groups) {
 await dropIsolatedDatabases();
 removeTree();
 removeRunTmp();
-console.log(`${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
+console.log(
+  `${total.pass} passed, ${total.fail} failed, ${total.cancelled} cancelled (timed out), ${total.skipped} skipped`,
+);
 // A run that counted no passing test proved nothing (a reporter that changed, a wrong file list).
 if (total.pass === 0) console.error('no test passed: treated as a failure');
 process.exit(failed || total.pass === 0 ? 1 : 0);

@@ -5,6 +5,7 @@ import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { isRunning } from '../src/store/lockfile.js';
 import { baseEnv } from './helpers/base-env.js';
 import { seedEmbeddedDb } from './helpers/pglite-template.js';
 
@@ -28,14 +29,9 @@ function freePort(): Promise<number> {
   });
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+// A demo that ended is gone even while it waits, a zombie, for PID 1 to collect it (its parent,
+// the shell, was killed): in some containers that is late or never.
+const alive = isRunning;
 
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -46,6 +42,11 @@ const portOpen = (port: number) =>
     });
     socket.once('error', () => resolve(false));
   });
+
+// The banner and the log line that names the demo's pid come on separate streams (the log is
+// written asynchronously): started once both are out, not the banner alone.
+const started = (out: string) =>
+  out.includes('Press Ctrl+C to stop.') && /"msg":"Forecourt is listening"/.test(out);
 
 async function until(what: string, done: () => Promise<boolean> | boolean, ms: number): Promise<number> {
   const started = Date.now();
@@ -75,13 +76,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
     });
     let demoPid: number | undefined;
     try {
-      // The banner and the log line that names the demo's pid come on separate streams (the log is
-      // written asynchronously): wait for both, not for the banner alone.
-      await until(
-        'the demo to start',
-        () => out.includes('Press Ctrl+C to stop.') && /"msg":"Forecourt is listening"/.test(out),
-        90_000,
-      );
+      await until('the demo to start', () => started(out), 90_000);
       // The demo's own process (node), from its log line: npm's child's child.
       demoPid = Number(/"pid":(\d+)[^\n]*"msg":"Forecourt is listening"/.exec(out)?.[1]);
       assert.ok(demoPid && demoPid !== npm.pid, out);
@@ -131,7 +126,7 @@ test('a demo started by an npm script through a shell that does not exec it stop
   });
   let demoPid: number | undefined;
   try {
-    await until('the demo to start', () => out.includes('Press Ctrl+C to stop.'), 90_000);
+    await until('the demo to start', () => started(out), 90_000);
     demoPid = Number(/"pid":(\d+)[^\n]*"msg":"Forecourt is listening"/.exec(out)?.[1]);
     assert.ok(demoPid && demoPid !== shell.pid, out);
     shell.kill('SIGKILL');

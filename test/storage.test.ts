@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import type { Queryable } from '../src/store/db.js';
 import type { DbError } from '../src/store/errors.js';
+import { isRunning } from '../src/store/lockfile.js';
 import { loadMigrations, migrate, pendingMigrations } from '../src/store/migrate.js';
 import { openDb } from '../src/store/open.js';
 import { boundedStatement } from '../src/store/postgres-statements.js';
@@ -297,6 +299,38 @@ test('a second process opening the same embedded data directory gets a clear err
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /up to date/);
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('a lock left by a process that ended but was never collected (a zombie) is taken over', {
+  skip: !!process.env.DATABASE_URL || process.platform !== 'linux',
+}, async () => {
+  const dir = await seededDir('fc-zombie-lock-');
+  // `sleep 0` ends at once; the shell's place is taken by `sleep 30`, which never collects its
+  // child: a zombie for 30 s, as a killed service is whose parent is gone and whose PID 1 does not
+  // reap (some containers). Signal 0 still reaches it.
+  const holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [line] = (await once(holder.stdout!, 'data')) as [Buffer];
+    const zombie = Number(line.toString().trim());
+    const stat = () => readFileSync(`/proc/${zombie}/stat`, 'utf8');
+    await eventually(() => / Z /.test(stat().slice(stat().lastIndexOf(')'))), stat, 5_000);
+    assert.doesNotThrow(() => process.kill(zombie, 0), 'a zombie still answers signal 0');
+    assert.equal(isRunning(zombie), false);
+    assert.equal(isRunning(holder.pid!), true);
+    writeFileSync(path.join(dir, 'pglite.lock'), String(zombie));
+    const child = spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
+      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.match(child.stdout, /up to date/);
+  } finally {
+    holder.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a new embedded database is created and migrated by a process that ends; migrate still reports each migration once', {

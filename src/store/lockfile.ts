@@ -11,14 +11,29 @@ export class DataDirLockedError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether process `pid` is running. Signal 0 alone is not enough: a process that ended stays in the
+ * process table as a zombie until its parent collects it, and one whose parent is gone waits for
+ * PID 1 to do that, which in some containers happens late or never. /proc (Linux) tells a zombie
+ * ("Z") from a running process; where it cannot be read, signal 0's answer stands.
+ */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    // Gone between the two looks; anything else (no /proc): signal 0's answer.
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  // "pid (comm) state …": comm may hold spaces and brackets, so read after the last ")".
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
 }
 
 /**
@@ -44,7 +59,7 @@ export function acquireDirLock(lockPath: string, describedDir: string): { releas
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
-      if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
+      if (Number.isInteger(pid) && pid !== process.pid && isRunning(pid)) {
         throw new DataDirLockedError(describedDir, pid);
       }
       if (pid === process.pid) throw new DataDirLockedError(describedDir, pid);
