@@ -48,6 +48,17 @@ const portOpen = (port: number) =>
 const started = (out: string) =>
   out.includes('Press Ctrl+C to stop.') && /"msg":"Forecourt is listening"/.test(out);
 
+/**
+ * Stops what a test started: npm or the shell, and the demo under it, by the process group each is
+ * started in (`detached`), whether or not the demo's pid was learned. A demo left running holds
+ * the test process's pipes, and the test process (and the run) would never end.
+ */
+const stopGroup = (pid: number | undefined) => {
+  try {
+    if (pid) process.kill(-pid, 'SIGKILL');
+  } catch {}
+};
+
 async function until(what: string, done: () => Promise<boolean> | boolean, ms: number): Promise<number> {
   const started = Date.now();
   while (!(await done())) {
@@ -66,6 +77,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
       cwd: ROOT,
       env: { ...baseEnv(), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let out = '';
     npm.stdout!.on('data', (c: Buffer) => {
@@ -94,8 +106,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
       if (signal === 'SIGKILL')
         assert.match(out, /forecourt: the process that started it \(pid \d+\) is gone; stopping/);
     } finally {
-      if (demoPid && alive(demoPid)) process.kill(demoPid, 'SIGKILL');
-      if (npm.exitCode === null) npm.kill('SIGKILL');
+      stopGroup(npm.pid);
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
@@ -116,6 +127,7 @@ test('a demo started by an npm script through a shell that does not exec it stop
       npm_lifecycle_event: 'demo',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let out = '';
   shell.stdout!.on('data', (c: Buffer) => {
@@ -137,7 +149,7 @@ test('a demo started by an npm script through a shell that does not exec it stop
     );
     assert.match(out, /forecourt: the process that started it \(pid \d+\) is gone; stopping/);
   } finally {
-    if (demoPid && alive(demoPid)) process.kill(demoPid, 'SIGKILL');
+    stopGroup(shell.pid);
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
