@@ -150,7 +150,14 @@ test('a stdout nobody reads neither stalls the service nor its shutdown: lines b
     const reportAt = service.logs.indexOf(report);
     const lineAt = new Map(service.logs.map((l, i) => [l.reqId, i]));
     const missing = sent.filter((id) => !lineAt.has(id));
-    assert.equal(missing.length, report.droppedLines, `of ${sent.length} request lines`);
+    // None missing that the report does not count. The report may count a few more: lines that
+    // are not a request's (a background loop's warning on a busy machine: one in a CI run on
+    // Node.js 20.19) are dropped the same way.
+    assert.ok(
+      missing.length <= report.droppedLines && report.droppedLines - missing.length <= 5,
+      `${missing.length} of ${sent.length} request lines missing, ${report.droppedLines} reported dropped`,
+    );
+    assert.ok(missing.length > 0, 'request lines were dropped');
     assert.ok(
       sent.every((id) => !lineAt.has(id) || lineAt.get(id)! < reportAt),
       'every held line before the report',
