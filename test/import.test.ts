@@ -459,7 +459,14 @@ describe('forecourt import against the service', () => {
       assert.equal(second.code, 1, second.stderr);
       assert.match(second.stderr, /resuming: 200 of 250 listings were sent by an earlier run/);
       const resent = proxy.seen.filter((r) => r.path.includes('bulk-upsert')).slice(bulkBefore);
-      assert.equal(resent.length, 1, 'only the third batch is sent again');
+      // Only the third batch is sent again, and taken once. A busy machine may answer it 503 (the
+      // write past its time limit) and the importer then sends it again, as it must: those tries
+      // are allowed, not a second batch (CI: 2 requests, both on a loaded machine).
+      const taken = resent.filter((r) => r.status !== undefined && r.status < 300);
+      const retried = resent.filter((r) => r.status === undefined || r.status >= 500 || r.status === 429);
+      assert.equal(taken.length, 1, `only the third batch is sent again: ${JSON.stringify(resent)}`);
+      assert.equal(taken.length + retried.length, resent.length, second.stderr);
+      if (retried.length) assert.match(second.stderr, /retrying/, 'a try sent again says so');
       assert.match(second.stdout, /created 248 .* failed 2/, 'the counts cover both runs');
       assert.equal((await mine(partner.secret)).size, 248);
       const report = readReport(`${feed}.import-report.csv`).slice(1);

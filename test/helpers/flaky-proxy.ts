@@ -29,6 +29,8 @@ export interface FlakyProxy {
     acceptEncoding?: string;
     contentEncoding?: string;
     bytes?: number;
+    /** The service's status, once forwarded and answered. */
+    status?: number;
   }[];
   close(): Promise<void>;
 }
@@ -87,6 +89,7 @@ export async function startFlakyProxy(app: TestApp): Promise<FlakyProxy> {
         const encoding = answer.headers['content-encoding'];
         if (typeof encoding === 'string') entry.contentEncoding = encoding;
         entry.bytes = body.length;
+        entry.status = answer.statusCode;
         if (action === 'lose-answer') return void req.socket.destroy();
         const out: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers)) {
