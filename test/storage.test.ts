@@ -270,6 +270,14 @@ test('PostgreSQL, DATABASE_POOL_MODE=transaction: every statement carries its ti
   }
 });
 
+/** `forecourt migrate` as its own process on the embedded database in `dir`. */
+const migrateCommand = (dir: string) =>
+  spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
+    env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
 test('a second process opening the same embedded data directory gets a clear error', {
   skip: !!process.env.DATABASE_URL,
 }, async () => {
@@ -277,11 +285,7 @@ test('a second process opening the same embedded data directory gets a clear err
   const db = await openDb(options(dir));
   try {
     await migrate(db);
-    const child = spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
-      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const child = migrateCommand(dir);
     assert.equal(child.status, 1);
     assert.match(child.stderr, /in use by another Forecourt process \(pid \d+\)/);
     // The first process still works: nothing was corrupted.
@@ -291,11 +295,7 @@ test('a second process opening the same embedded data directory gets a clear err
     await db.close();
   }
   // Once released, another process can open it.
-  const again = spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
-    env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const again = migrateCommand(dir);
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /up to date/);
   rmSync(dir, { recursive: true, force: true });
@@ -320,11 +320,7 @@ test('a lock left by a process that ended but was never collected (a zombie) is 
     assert.equal(isRunning(zombie), false);
     assert.equal(isRunning(holder.pid!), true);
     writeFileSync(path.join(dir, 'pglite.lock'), String(zombie));
-    const child = spawnSync(process.execPath, ['bin/forecourt.js', 'migrate'], {
-      env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const child = migrateCommand(dir);
     assert.equal(child.status, 0, child.stderr);
     assert.match(child.stdout, /up to date/);
   } finally {
