@@ -243,14 +243,24 @@ const isolate = process.env.DATABASE_URL ? ['--import', inTree('test/helpers/iso
 /**
  * Bounds on a run, so that a test that never ends fails the run with its name instead of holding
  * it (and CI) until an outer limit kills everything without a word. Each file's process (a bundle
- * too) is cancelled after TEST_TIMEOUT_S (default 900 s; the longest bundle takes about 300 s on
- * this machine's kind beside the rest of CI), and each test inside it after the same. The whole group is stopped after TEST_RUN_LIMIT_S (default 1800 s; a pass takes 700
- * to 900 s on this machine's kind with the rest of CI beside it), saying which files had not
+ * too) and each test in it is cancelled after TEST_TIMEOUT_S (default 900 s, far beyond any file
+ * here). The whole group is stopped after TEST_RUN_LIMIT_S (default 1800 s; a pass takes 600 to
+ * 900 s on this machine's kind with the rest of CI beside it), naming the files that had not
  * reported: a process that finished its tests but never exits (a handle left open) is caught
  * there, as node's test runner waits for it.
  */
-const TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_S ?? 900) * 1000;
-const RUN_LIMIT_MS = Number(process.env.TEST_RUN_LIMIT_S ?? 1800) * 1000;
+function seconds(name, fallback) {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) {
+    console.error(`${name} must be a number of seconds above 0, not "${process.env[name]}"`);
+    removeTree();
+    removeRunTmp();
+    process.exit(2);
+  }
+  return value * 1000;
+}
+const TEST_TIMEOUT_MS = seconds('TEST_TIMEOUT_S', 900);
+const RUN_LIMIT_MS = seconds('TEST_RUN_LIMIT_S', 1800);
 
 function run(group) {
   return new Promise((resolve) => {
