@@ -216,22 +216,31 @@ function cpuTargets(find: (label: string, name: string) => Scenario | undefined,
       met: true,
     });
   }
-  // Compression (issue 45): the same page asked with gzip, against it without, in the same matrix.
-  const plain = find('postgres-100k', 'list-global');
-  const gzip = find('postgres-100k-gzip', 'list-global');
-  if (plain && gzip) {
-    const rate = r2(gzip.service.requestsPerSecond / plain.service.requestsPerSecond);
+  // Compression (issue 45): the same page with and without gzip, in alternated rounds of the
+  // same mode (bench/all.ts): the requests of all rounds over their time, each way.
+  const rounds = (mode: string) =>
+    runs
+      .filter((r) => r.label.startsWith(`postgres-100k-${mode}-`))
+      .flatMap((r) => r.scenarios.filter((s) => s.name === 'list-global'));
+  const plain = rounds('plain');
+  const gzip = rounds('gzip');
+  if (plain.length && gzip.length) {
+    const rateOf = (ss: typeof plain) =>
+      ss.reduce((sum, s) => sum + s.service.requestsPerSecond, 0) / ss.length;
+    const rate = r2(rateOf(gzip) / rateOf(plain));
+    const each = (ss: typeof plain) => ss.map((s) => s.service.requestsPerSecond).join(', ');
     out.push({
       target: 'list-global (100k) with gzip ≥ 0.9 of its rate without',
-      measured: `${rate} (${gzip.service.requestsPerSecond} ÷ ${plain.service.requestsPerSecond} req/s)`,
+      measured: `${rate} (${each(gzip)} ÷ ${each(plain)} req/s, alternated, --service-only)`,
       met: rate >= 0.9,
     });
-    if (plain.wireBytes && gzip.wireBytes) {
-      const size = r2(gzip.wireBytes.bytes / plain.wireBytes.bytes);
+    const [p, g] = [plain[0]!, gzip[0]!];
+    if (p.wireBytes && g.wireBytes) {
+      const size = r2(g.wireBytes.bytes / p.wireBytes.bytes);
       out.push({
         target: 'a 50-listing page with gzip ≤ 0.25 of its bytes without',
-        measured: `${size} (${gzip.wireBytes.bytes} of ${plain.wireBytes.bytes} bytes, ${gzip.wireBytes.encoding})`,
-        met: gzip.wireBytes.encoding === 'gzip' && size <= 0.25,
+        measured: `${size} (${g.wireBytes.bytes} of ${p.wireBytes.bytes} bytes, ${g.wireBytes.encoding})`,
+        met: g.wireBytes.encoding === 'gzip' && size <= 0.25,
       });
     }
   }
