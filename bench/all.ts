@@ -13,11 +13,12 @@
  *   npm run bench -- --smoke           10k listings, 1 s per scenario: proves it runs (CI)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pgliteDataset, postgresDataset, server, sql } from './lib/datasets.js';
+import { writeRecord } from './lib/record.js';
 import {
   markdown,
   type RecordsResult,
@@ -203,7 +204,7 @@ if (values.smoke) {
   const dir = path.join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${result.date.slice(0, 10)}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  writeRecord(file, result);
   log(`wrote ${path.relative(process.cwd(), file)} in ${Math.round((Date.now() - started) / 1000)} s`);
   process.stdout.write(markdown(result));
   process.stdout.write(webhookMarkdown(hooks));

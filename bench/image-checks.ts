@@ -19,7 +19,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,7 @@ import { API, serviceApi } from './lib/api.js';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { load } from './lib/load.js';
 import { startService } from './lib/processes.js';
+import { writeRecord } from './lib/record.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
 
 const { values } = parseArgs({
@@ -221,7 +222,7 @@ try {
     const dir = path.join(HERE, 'results');
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `image-checks-${result.date.slice(0, 10)}.json`);
-    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    writeRecord(file, result);
     log(`written ${file}`);
   }
 } finally {

@@ -9,7 +9,7 @@
  *   npm run soak -- --minutes 60 --rate 80
  *   npm run soak -- --smoke                   30 s on 10k listings, plot to test-results/ (CI)
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ import { Agent, request } from 'undici';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { latencySummary, percentile, slopePerMinute } from './lib/load.js';
 import { startService } from './lib/processes.js';
+import { writeRecord } from './lib/record.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
 import { renderPlot, type Series } from './lib/soak-plot.js';
 import { rssMb } from './lib/usage.js';
@@ -363,7 +364,7 @@ const result = {
 const resultsDir = path.join(ROOT, 'bench/results');
 mkdirSync(resultsDir, { recursive: true });
 const file = path.join(resultsDir, `soak-${smoke ? 'smoke-' : ''}${result.date.slice(0, 10)}.json`);
-writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+writeRecord(file, result);
 
 const series: Series = {
   t: seconds.map((s) => s.t),

@@ -33,7 +33,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -42,6 +42,7 @@ import { ADMIN, API, serviceApi } from './lib/api.js';
 import { postgresDataset, sql } from './lib/datasets.js';
 import { load, type Measured } from './lib/load.js';
 import { startService } from './lib/processes.js';
+import { writeRecord } from './lib/record.js';
 import { type Dataset, listingBody } from './lib/scenarios.js';
 import { cpuMs } from './lib/usage.js';
 
@@ -379,7 +380,7 @@ try {
     phases,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
-  if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+  if (values.out) writeRecord(values.out, result);
   const table = [
     `| phase (median of ${rounds}) | list req/s | list p99 ms | PUT req/s | PUT p99 ms | neighbour req/s |`,
     '|---|---|---|---|---|---|',
