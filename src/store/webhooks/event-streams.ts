@@ -1,8 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import type { EventPosition } from '../events.js';
+import { acknowledgeParams, acknowledgeSql } from './acknowledge.js';
 import { webhookAttemptStore } from './attempts.js';
 import type { AttemptOutcome } from './rows.js';
+
+const ACKNOWLEDGE = acknowledgeSql({ table: 'webhook_event_streams', key: 'endpoint_id', tiebreak: 'seq' });
 
 /**
  * Each endpoint's walk of the events outbox (migration 019): its position, the delivery in flight,
@@ -125,34 +127,8 @@ export function webhookEventStreamStore(db: Queryable) {
     ): Promise<boolean> {
       const rows = await db.query(
         'AcknowledgeWebhookEventDelivery',
-        `WITH moved AS (
-           UPDATE webhook_event_streams SET position_ts = pending_through_ts, position_seq = pending_through_seq,
-             pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_seq = NULL, pending_attempt = 0,
-             failing_since = NULL,
-             next_attempt_at = clock_timestamp() + make_interval(secs => coalesce($5::float8, 0)),
-             lease_owner = CASE WHEN $5::float8 IS NULL THEN lease_owner END,
-             lease_until = CASE WHEN $5::float8 IS NULL THEN lease_until END
-           WHERE endpoint_id = $1 AND lease_owner = $2 AND pending_delivery_id = $3 RETURNING endpoint_id),
-         logged AS (
-           INSERT INTO webhook_attempts (id, endpoint_id, delivery_id, type, attempt, status, listing_count,
-             response_code, response_body, error, duration_ms, next_attempt_at)
-           SELECT $6, endpoint_id, $3, $7, $8, 'succeeded', $9, $10, $11, NULL, $12, NULL FROM moved WHERE $4::boolean
-           RETURNING id)
-         SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM logged) AS logged`,
-        [
-          endpointId,
-          owner,
-          deliveryId,
-          outcome !== null,
-          release ? release.spacingMs / 1000 : null,
-          randomUUID(),
-          outcome?.type ?? '',
-          outcome?.attempt ?? 0,
-          outcome?.listingCount ?? 0,
-          outcome?.responseCode ?? null,
-          outcome?.responseBody ?? null,
-          outcome?.durationMs ?? 0,
-        ],
+        ACKNOWLEDGE,
+        acknowledgeParams(endpointId, owner, deliveryId, outcome, release, ''),
       );
       return Number(rows[0]?.moved) > 0;
     },

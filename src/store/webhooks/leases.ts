@@ -1,8 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import type { Position } from '../listings/reads.js';
+import { acknowledgeParams, acknowledgeSql } from './acknowledge.js';
 import { webhookAttemptStore } from './attempts.js';
 import { type AttemptOutcome, COLUMNS, type EndpointRecord, toRecord } from './rows.js';
+
+const ACKNOWLEDGE = acknowledgeSql({ table: 'webhook_endpoints', key: 'id', tiebreak: 'id' });
 
 /**
  * The dispatcher's claim: due endpoints with something to deliver, leased to `$1` for `$2`
@@ -98,34 +100,8 @@ export function webhookLeaseStore(db: Queryable) {
     ): Promise<boolean> {
       const rows = await db.query(
         'AcknowledgeWebhookDelivery',
-        `WITH moved AS (
-           UPDATE webhook_endpoints SET position_ts = pending_through_ts, position_id = pending_through_id,
-             pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL, pending_attempt = 0,
-             failing_since = NULL,
-             next_attempt_at = clock_timestamp() + make_interval(secs => coalesce($5::float8, 0)),
-             lease_owner = CASE WHEN $5::float8 IS NULL THEN lease_owner END,
-             lease_until = CASE WHEN $5::float8 IS NULL THEN lease_until END
-           WHERE id = $1 AND lease_owner = $2 AND pending_delivery_id = $3 RETURNING id),
-         logged AS (
-           INSERT INTO webhook_attempts (id, endpoint_id, delivery_id, type, attempt, status, listing_count,
-             response_code, response_body, error, duration_ms, next_attempt_at)
-           SELECT $6, id, $3, $7, $8, 'succeeded', $9, $10, $11, NULL, $12, NULL FROM moved WHERE $4::boolean
-           RETURNING id)
-         SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM logged) AS logged`,
-        [
-          id,
-          owner,
-          deliveryId,
-          outcome !== null,
-          release ? release.spacingMs / 1000 : null,
-          randomUUID(),
-          outcome?.type ?? 'listings.changed',
-          outcome?.attempt ?? 0,
-          outcome?.listingCount ?? 0,
-          outcome?.responseCode ?? null,
-          outcome?.responseBody ?? null,
-          outcome?.durationMs ?? 0,
-        ],
+        ACKNOWLEDGE,
+        acknowledgeParams(id, owner, deliveryId, outcome, release, 'listings.changed'),
       );
       return Number(rows[0]?.moved) > 0;
     },

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { AttemptOutcome } from './rows.js';
+
+/**
+ * The table of one kind of walk: the walk of listings keeps its state on the endpoint's own row
+ * (`webhook_endpoints`, positions by listing id, leases.ts); the walk of events a row of its own
+ * per endpoint (`webhook_event_streams`, positions by outbox sequence, event-streams.ts).
+ */
+interface Walk {
+  table: string;
+  /** The column naming the endpoint. */
+  key: string;
+  /** The second half of a position: after the timestamp, what orders the walk. */
+  tiebreak: string;
+}
+
+/**
+ * The receiver acknowledged the pending delivery (or it had nothing left to carry): the position
+ * moves to its end, the failure streak ends and the attempt is logged, in one statement, only by
+ * the lease holder. With a spacing (`$5`, seconds) the lease ends too and the walk is not claimed
+ * again before it; without (null) the lease is kept. The same statement for both walks, so that
+ * acknowledging means one thing.
+ */
+export function acknowledgeSql({ table, key, tiebreak }: Walk): string {
+  return `WITH moved AS (
+     UPDATE ${table} SET position_ts = pending_through_ts, position_${tiebreak} = pending_through_${tiebreak},
+       pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_${tiebreak} = NULL, pending_attempt = 0,
+       failing_since = NULL,
+       next_attempt_at = clock_timestamp() + make_interval(secs => coalesce($5::float8, 0)),
+       lease_owner = CASE WHEN $5::float8 IS NULL THEN lease_owner END,
+       lease_until = CASE WHEN $5::float8 IS NULL THEN lease_until END
+     WHERE ${key} = $1 AND lease_owner = $2 AND pending_delivery_id = $3 RETURNING ${key}),
+   logged AS (
+     INSERT INTO webhook_attempts (id, endpoint_id, delivery_id, type, attempt, status, listing_count,
+       response_code, response_body, error, duration_ms, next_attempt_at)
+     SELECT $6, ${key}, $3, $7, $8, 'succeeded', $9, $10, $11, NULL, $12, NULL FROM moved WHERE $4::boolean
+     RETURNING id)
+   SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM logged) AS logged`;
+}
+
+/** The parameters of acknowledgeSql's statement; `type`: what the log records without an outcome. */
+export function acknowledgeParams(
+  endpointId: string,
+  owner: string,
+  deliveryId: string,
+  outcome: AttemptOutcome | null,
+  release: { spacingMs: number } | null,
+  type: string,
+): unknown[] {
+  return [
+    endpointId,
+    owner,
+    deliveryId,
+    outcome !== null,
+    release ? release.spacingMs / 1000 : null,
+    randomUUID(),
+    outcome?.type ?? type,
+    outcome?.attempt ?? 0,
+    outcome?.listingCount ?? 0,
+    outcome?.responseCode ?? null,
+    outcome?.responseBody ?? null,
+    outcome?.durationMs ?? 0,
+  ];
+}
