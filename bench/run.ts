@@ -96,7 +96,11 @@ const poolerUrl = values['pooler-url'];
 const pgliteCopy = databaseUrl
   ? undefined
   : path.join(mkdtempSync(path.join(os.tmpdir(), 'forecourt-bench-pglite-')), 'data');
-if (pgliteCopy) cpSync(path.resolve(values['data-dir']!), pgliteCopy, { recursive: true });
+if (pgliteCopy) {
+  // Removed however the run ends (a failed scenario throws): a copy is over a gigabyte at 100k.
+  process.once('exit', () => rmSync(path.dirname(pgliteCopy), { recursive: true, force: true }));
+  cpSync(path.resolve(values['data-dir']!), pgliteCopy, { recursive: true });
+}
 const service = await startService({
   ...(databaseUrl
     ? poolerUrl
@@ -470,7 +474,6 @@ if (values.peer && putSingle && databaseUrl) {
 
 await service.stop();
 await recorder?.db.close();
-if (pgliteCopy) rmSync(path.dirname(pgliteCopy), { recursive: true, force: true });
 const output = {
   label: values.label ?? null,
   database: databaseUrl ? 'postgres' : 'pglite',
