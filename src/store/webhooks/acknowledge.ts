@@ -38,14 +38,16 @@ export function acknowledgeSql({ table, key, tiebreak }: Walk): string {
    SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM logged) AS logged`;
 }
 
-/** The parameters of acknowledgeSql's statement; `type`: what the log records without an outcome. */
+/**
+ * The parameters of acknowledgeSql's statement. Without an outcome (`$4` false) no attempt row is
+ * written, so the outcome's fields are read only when there is one.
+ */
 export function acknowledgeParams(
   endpointId: string,
   owner: string,
   deliveryId: string,
   outcome: AttemptOutcome | null,
   release: { spacingMs: number } | null,
-  type: string,
 ): unknown[] {
   return [
     endpointId,
@@ -54,7 +56,7 @@ export function acknowledgeParams(
     outcome !== null,
     release ? release.spacingMs / 1000 : null,
     randomUUID(),
-    outcome?.type ?? type,
+    outcome?.type ?? '',
     outcome?.attempt ?? 0,
     outcome?.listingCount ?? 0,
     outcome?.responseCode ?? null,

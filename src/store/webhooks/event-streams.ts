@@ -114,9 +114,8 @@ export function webhookEventStreamStore(db: Queryable) {
     },
 
     /**
-     * The receiver acknowledged the pending delivery (or it had nothing left to carry, `outcome`
-     * null): the position moves to its end, the streak ends and the attempt is logged, in one
-     * statement. `release`: caught up, the lease ends too, and the walk waits `spacingMs`.
+     * The receiver acknowledged the pending delivery: the endpoint's stream row moves to the
+     * delivery's end, an outbox position (acknowledge.ts says what the statement does).
      */
     async acknowledge(
       endpointId: string,
@@ -128,7 +127,7 @@ export function webhookEventStreamStore(db: Queryable) {
       const rows = await db.query(
         'AcknowledgeWebhookEventDelivery',
         ACKNOWLEDGE,
-        acknowledgeParams(endpointId, owner, deliveryId, outcome, release, ''),
+        acknowledgeParams(endpointId, owner, deliveryId, outcome, release),
       );
       return Number(rows[0]?.moved) > 0;
     },

@@ -85,11 +85,9 @@ export function webhookLeaseStore(db: Queryable) {
     },
 
     /**
-     * The receiver acknowledged the pending delivery (or it had nothing left to carry): the
-     * position moves to its end, the failure streak ends and the attempt is logged, in one
-     * statement. Only the lease holder may. `release`: the endpoint is caught up, so the lease ends
-     * here too, and it is not claimed again for `spacingMs` (changes arriving meanwhile go
-     * together in the next delivery).
+     * The receiver acknowledged the pending delivery: the endpoint's own row moves to the delivery's
+     * end (acknowledge.ts says what the statement does). `release`: caught up, so changes arriving
+     * in the next `spacingMs` go together in the next delivery.
      */
     async acknowledge(
       id: string,
@@ -101,7 +99,7 @@ export function webhookLeaseStore(db: Queryable) {
       const rows = await db.query(
         'AcknowledgeWebhookDelivery',
         ACKNOWLEDGE,
-        acknowledgeParams(id, owner, deliveryId, outcome, release, 'listings.changed'),
+        acknowledgeParams(id, owner, deliveryId, outcome, release),
       );
       return Number(rows[0]?.moved) > 0;
     },
