@@ -357,6 +357,13 @@ for (const group of groups) {
   const { code, counts } = await run(group);
   for (const name of Object.keys(total)) total[name] += counts[name];
   if (code !== 0) failed = true;
+  // A runner that fails with no failing test (an error at exit, a signal) would leave a failed run
+  // with nothing to point at: say so in a line CI repeats at the end (.ci/run, failures()).
+  if (code !== 0 && counts.fail === 0 && counts.cancelled === 0) {
+    process.stdout.write(
+      `not ok - ${group.name}: the test runner exited with code ${code} though no test failed; what it printed above says why\n`,
+    );
+  }
 }
 await dropIsolatedDatabases();
 removeTree();
