@@ -412,14 +412,25 @@ describe('test mode', () => {
     assertError(failed, 404, 'NOT_FOUND');
     const liveFailed = await setStatus(app, partner.secret, 'no-such-ref-live', { status: 'sold' });
     assertError(liveFailed, 404, 'NOT_FOUND');
-    const records = async () => {
-      const reply = await app.call('GET', `${EXT}/requests`, { secret: partner.secret });
+    const records = async (as: string) => {
+      const reply = await app.call('GET', `${EXT}/requests`, { secret: as });
       assert.equal(reply.status, 200, reply.text);
       return new Map(reply.body.data.map((r: { requestId: string; test: boolean }) => [r.requestId, r.test]));
     };
-    const seen = await records();
-    assert.equal(seen.get(failed.headers['x-request-id']), true);
-    assert.equal(seen.get(liveFailed.headers['x-request-id']), false);
+    // Each secret reads its own mode's records, marked as such; the operator reads both, marked.
+    assert.deepEqual([...(await records(secret))], [[failed.headers['x-request-id'], true]]);
+    assert.deepEqual([...(await records(partner.secret))], [[liveFailed.headers['x-request-id'], false]]);
+    const operator = await app.admin<{ requestId: string; test: boolean }[]>(
+      'GET',
+      `/requests?partnerId=${partner.id}`,
+    );
+    assert.deepEqual(
+      new Map(operator.map((r) => [r.requestId, r.test])),
+      new Map([
+        [failed.headers['x-request-id'], true],
+        [liveFailed.headers['x-request-id'], false],
+      ]),
+    );
     // Only test requests so far from a fresh partner: its live secret was never used.
     const fresh = await createPartner(app, { global: true, scopes: SCOPES });
     const freshTest = await issueTest(fresh.id);

@@ -100,6 +100,8 @@ export interface FailureFilter {
   /** The secret sent; null: none identified the partner. */
   key?: KeyState | null;
   requestId?: string;
+  /** Only requests of this mode (a partner reads its own mode's); undefined: both (the operator). */
+  test?: boolean;
 }
 
 const FAILURE_COLUMNS = `f.id::text AS id, f.at, f.request_id, f.partner_id, p.name AS partner_name, f.key, f.test,
@@ -300,6 +302,7 @@ export function requestRecordStore(db: Queryable) {
       if (filter.key === null) where.push('f.key IS NULL');
       else if (filter.key !== undefined) add((p) => `f.key = ${p}`, filter.key);
       if (filter.requestId !== undefined) add((p) => `f.request_id = ${p}`, filter.requestId);
+      if (filter.test !== undefined) add((p) => `f.test = ${p}`, filter.test);
       if (before !== null) add((p) => `f.id < ${p}::bigint`, before);
       params.push(limit);
       const rows = await db.query(
@@ -383,13 +386,18 @@ export function requestRecordStore(db: Queryable) {
      * Failures counted but not kept one by one (over the per-minute limit): of one partner, or of
      * every partner (undefined), since a time or over everything kept.
      */
-    async notKept(partnerId: string | null | undefined, since: string | undefined): Promise<number> {
+    async notKept(
+      partnerId: string | null | undefined,
+      since: string | undefined,
+      test: boolean | undefined,
+    ): Promise<number> {
       const rows = await db.query<{ n: string }>(
         'FailuresNotKept',
         `SELECT coalesce(sum(failures_not_kept), 0)::text AS n FROM partner_usage
          WHERE ($1::uuid IS NULL OR partner_id = $1)
-           AND ($2::timestamptz IS NULL OR minute >= date_trunc('minute', $2::timestamptz))`,
-        [partnerId === undefined ? null : (partnerId ?? NO_PARTNER), since ?? null],
+           AND ($2::timestamptz IS NULL OR minute >= date_trunc('minute', $2::timestamptz))
+           AND ($3::boolean IS NULL OR test = $3)`,
+        [partnerId === undefined ? null : (partnerId ?? NO_PARTNER), since ?? null, test ?? null],
       );
       return Number(rows[0]?.n ?? 0);
     },

@@ -321,7 +321,7 @@ export interface paths {
         };
         /**
          * Your failed requests, newest first
-         * @description Every request of yours answered 4xx or 5xx (401s included, when the secret was one of yours), kept 7 days by default. Requests that succeeded are not listed.
+         * @description Every request of yours answered 4xx or 5xx (401s included, when the secret was one of yours), kept 7 days by default. Requests that succeeded are not listed. Only the mode of the secret you call with: a test secret lists the requests made with your test secret, a live one those made live.
          *
          *     Scope: `read:listings` or `write:listings`.
          */
@@ -343,7 +343,7 @@ export interface paths {
         };
         /**
          * One of your failed requests, by its request id
-         * @description The X-Request-Id of a failed answer (or the one you sent). 404 when no failed request of yours has that id: it succeeded, is older than the retention, or is not yours.
+         * @description The X-Request-Id of a failed answer (or the one you sent). 404 when no failed request of yours in this mode has that id: it succeeded, is older than the retention, was made in the other mode (test or live), or is not yours.
          *
          *     Scope: `read:listings` or `write:listings`.
          */

@@ -96,6 +96,7 @@ export function requestRecordReads(deps: {
     const pageSize = Math.min(query.pageSize ?? DEFAULT_RECORD_PAGE, MAX_RECORD_PAGE);
     const filter: FailureFilter = {
       ...(scope.partnerId === undefined ? {} : { partnerId: scope.partnerId }),
+      ...(scope.test === undefined ? {} : { test: scope.test }),
       status: statusRange(query.status),
       ...(query.code === undefined ? {} : { code: query.code.toUpperCase() }),
       ...(query.since === undefined ? {} : { since: query.since }),
@@ -111,7 +112,7 @@ export function requestRecordReads(deps: {
       deps.store.failures(filter, pageSize + 1, before?.id ?? null),
       // A list that holds less than happened says so (past the per-minute limit, failures are
       // only counted): the filters on status and code do not apply to that count.
-      deps.store.notKept(scope.partnerId, query.since),
+      deps.store.notKept(scope.partnerId, query.since, scope.test),
     ]);
     const shown = rows.slice(0, pageSize);
     const hasMore = rows.length > pageSize;
@@ -170,14 +171,20 @@ export function requestRecordReads(deps: {
       await deps.flush();
       return deps.store.perPartner(new Date(now() - hours * 3_600_000).toISOString());
     },
-    /** A partner's failed requests, newest first. */
-    async ofPartner(partnerId: string, query: RecordQuery) {
-      const { shown, meta, pagination } = await page({ partnerId, scopeKey: partnerId }, query);
+    /**
+     * A partner's failed requests of the caller's mode, newest first: a test secret reads the test
+     * requests, a live one the live requests (docs/test-mode.md); its cursor is the mode's too.
+     */
+    async ofPartner(partner: { id: string; test: boolean }, query: RecordQuery) {
+      // A live cursor's scope is the partner's id, as before modes were kept apart: still valid.
+      const scopeKey = partner.test ? `${partner.id}:test` : partner.id;
+      const scope = { partnerId: partner.id, test: partner.test, scopeKey };
+      const { shown, meta, pagination } = await page(scope, query);
       return { data: shown.map(failureView), meta, pagination };
     },
-    /** One of the partner's failed requests by its id (the newest, if the partner reused the id). */
-    async oneOfPartner(partnerId: string, requestId: string) {
-      return failureView(await newest({ partnerId, requestId }));
+    /** One of the partner's failed requests of its mode by its id (the newest, if the id was reused). */
+    async oneOfPartner(partner: { id: string; test: boolean }, requestId: string) {
+      return failureView(await newest({ partnerId: partner.id, test: partner.test, requestId }));
     },
     /** Any partner's failed requests (`partnerId` "none": those that named no partner). */
     async ofAny(query: OperatorRecordQuery) {

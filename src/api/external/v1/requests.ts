@@ -21,14 +21,14 @@ export function requestRecordRoutes(records: RequestRecordReads): FastifyPluginA
         schema: {
           summary: 'Your failed requests, newest first',
           description:
-            'Every request of yours answered 4xx or 5xx (401s included, when the secret was one of yours), kept 7 days by default. Requests that succeeded are not listed.',
+            'Every request of yours answered 4xx or 5xx (401s included, when the secret was one of yours), kept 7 days by default. Requests that succeeded are not listed. Only the mode of the secret you call with: a test secret lists the requests made with your test secret, a live one those made live.',
           tags,
           querystring: requestRecordQuery,
           response: { 200: requestRecordPageSchema, ...partnerErrors },
         },
       },
       async (request) =>
-        records.ofPartner(request.partner!.id, {
+        records.ofPartner(request.partner!, {
           ...request.query,
           since: request.query.since?.toISOString(),
         }),
@@ -41,7 +41,7 @@ export function requestRecordRoutes(records: RequestRecordReads): FastifyPluginA
         schema: {
           summary: 'One of your failed requests, by its request id',
           description:
-            'The X-Request-Id of a failed answer (or the one you sent). 404 when no failed request of yours has that id: it succeeded, is older than the retention, or is not yours.',
+            'The X-Request-Id of a failed answer (or the one you sent). 404 when no failed request of yours in this mode has that id: it succeeded, is older than the retention, was made in the other mode (test or live), or is not yours.',
           tags,
           params: z.object({
             // What an X-Request-Id may be (src/http/request-id.ts): no failed request has another.
@@ -56,7 +56,7 @@ export function requestRecordRoutes(records: RequestRecordReads): FastifyPluginA
         },
       },
       async (request) => ({
-        data: await records.oneOfPartner(request.partner!.id, request.params.requestId),
+        data: await records.oneOfPartner(request.partner!, request.params.requestId),
       }),
     );
   };
