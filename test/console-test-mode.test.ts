@@ -83,6 +83,18 @@ test('the partner page, failed requests and webhook endpoints mark test mode', a
   assert.match(await b.page.locator('[data-test-total="requests"]').innerText(), /\b1\b/);
   assert.match(await b.page.locator('[data-test-total="4xx"]').innerText(), /\b1\b/);
   assert.match(await b.page.locator('[data-total="requests"]').innerText(), /\b0\b/);
+  // And over time: the test chart draws the refused request (a bar, its error on top); the live
+  // chart, drawn first on the page, has nothing to draw.
+  const testChart = b.page.locator('[data-test-chart] figure.chart-box');
+  assert.match(
+    (await testChart.locator('svg').getAttribute('aria-label')) ?? '',
+    /^Test requests and errors of /,
+  );
+  assert.equal(await testChart.locator('rect.err').count(), 1);
+  assert.equal(await testChart.getByText('No requests in this period.').count(), 0);
+  const liveChart = b.page.locator('figure.chart-box').first();
+  await liveChart.getByText('No requests in this period.').waitFor();
+  assert.equal(await liveChart.locator('rect.err').count(), 0);
 
   const hook = await app.call('POST', `${EXT}/webhooks`, { secret, body: { url: receiver.url } });
   assert.equal(hook.status, 201, hook.text);

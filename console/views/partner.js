@@ -210,6 +210,9 @@ export async function partner(id, window = '24h') {
       );
   const t = usage.totals;
   const other = window === '24h' ? '7d' : '24h';
+  // The buckets of both charts, live and test: hourly over 24 hours, 6-hourly over 7 days.
+  const bucket =
+    window === '24h' ? { word: 'per hour', ms: 3_600_000 } : { word: 'per 6 hours', ms: 6 * 3_600_000 };
   return [
     h('p', {}, h('a', { href: '#/partners' }, '← Partners')),
     h('h1', {}, p.name, ' ', p.disabled ? h('span', { class: 'bad' }, '(disabled)') : null),
@@ -309,9 +312,9 @@ export async function partner(id, window = '24h') {
       ]).map(([label, n]) => [label, fmt(n), { 'data-total': label }]),
     ),
     chart(usage.buckets, {
-      label: `Requests and errors of ${p.name}, ${window === '24h' ? 'per hour' : 'per 6 hours'}`,
+      label: `Requests and errors of ${p.name}, ${bucket.word}`,
       startOf: (b) => b.start,
-      stepMs: window === '24h' ? 3_600_000 : 6 * 3_600_000,
+      stepMs: bucket.ms,
     }),
     t.failuresNotKept
       ? h(
@@ -332,6 +335,15 @@ export async function partner(id, window = '24h') {
               ['5xx', testUsage.totals.serverErrors],
               ['bulk items written', testUsage.totals.itemsWritten],
             ]).map(([label, n]) => [label, fmt(n), { 'data-test-total': label }]),
+          ),
+          h(
+            'div',
+            { 'data-test-chart': '' },
+            chart(testUsage.buckets, {
+              label: `Test requests and errors of ${p.name}, ${bucket.word}`,
+              startOf: (b) => b.start,
+              stepMs: bucket.ms,
+            }),
           ),
           triedInTest(tried),
         )
