@@ -380,11 +380,28 @@ describe('test mode', () => {
       { externalReference: 's2', ...listingBody({ dealerProfileId: tree.ids.B1 }) },
     ]);
     const staleLive = await putListing(app, stale.secret, 's1', listingBody({ dealerProfileId: tree.ids.B }));
-    // Its test data last changed 31 days ago (changed_at follows an earlier updated_at).
+    // Its test listings last written 31 days ago (changed_at follows an earlier updated_at).
     await sql(app, `UPDATE listings SET updated_at = now() - interval '31 days' WHERE partner_id = $1`, [
       stale.id,
     ]);
-    const expired = await testDataStore(app.running.db).expire(30);
+    const store = testDataStore(app.running.db);
+    // The admin read waits for the request recorder: the bulk upsert's test use is written.
+    const tried = await app.admin('GET', `/partners/${stale.id}/test-use`);
+    assert.ok(tried.written, 'the bulk upsert counted as a test write');
+    // A test request in the last 30 days (the bulk's, here) keeps the data: it is in use.
+    assert.deepEqual(await store.expire(30), []);
+    // Its test use aged too, but a delivery to a test endpoint 1 day ago: the service's doing, not
+    // the partner's touch.
+    await sql(app, `UPDATE partner_test_use SET last_at = now() - interval '31 days' WHERE partner_id = $1`, [
+      stale.id,
+    ]);
+    await sql(
+      app,
+      `INSERT INTO partner_test_use (partner_id, activity, requests, first_at, last_at)
+       VALUES ($1, 'webhook', 1, now() - interval '1 day', now() - interval '1 day')`,
+      [stale.id],
+    );
+    const expired = await store.expire(30);
     assert.deepEqual(expired, [{ partnerId: stale.id, deleted: 2 }]);
     assert.equal(await total(staleSecret, 'status=all'), 0);
     assert.ok(await getListing(app, stale.secret, staleLive));

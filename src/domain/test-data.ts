@@ -5,7 +5,7 @@ import { messages } from './messages.js';
 
 /** How many test listings a partner may hold (docs/test-mode.md). */
 export const TEST_LISTING_LIMIT = 10_000;
-/** A partner's test data none of which was written for this long is deleted (docs/test-mode.md). */
+/** A partner's test data it has not touched (written, or used in a test request) for this long is deleted (docs/test-mode.md). */
 export const TEST_DATA_EXPIRY_DAYS = 30;
 
 /**

@@ -33,15 +33,21 @@ export function testDataStore(db: Queryable) {
     },
 
     /**
-     * Deletes the test data of every partner none of whose test listings changed in `days`
-     * days; the partners whose data went, with how many listings each.
+     * Deletes the test data of every partner that has not touched it in `days` days: none of its
+     * test listings written by it (updated_at: a change of the service's, an image check's
+     * result, moves changed_at only), and no successful test request of it, a read included
+     * (partner_test_use; not a delivery to its test endpoint, which the service sends; those rows
+     * go with the request records, so past their retention the writes alone decide). The partners
+     * whose data went, with how many listings each.
      */
     async expire(days: number, tx: Queryable = db): Promise<{ partnerId: string; deleted: number }[]> {
       const rows = await tx.query<{ partner_id: string; n: number }>(
         'ExpireTestData',
         `WITH stale AS (
-           SELECT partner_id FROM listings WHERE test GROUP BY partner_id
-           HAVING max(changed_at) < now() - make_interval(days => $1)),
+           SELECT l.partner_id FROM listings l WHERE l.test GROUP BY l.partner_id
+           HAVING max(l.updated_at) < now() - make_interval(days => $1)
+              AND NOT EXISTS (SELECT 1 FROM partner_test_use u WHERE u.partner_id = l.partner_id
+                              AND u.activity <> 'webhook' AND u.last_at >= now() - make_interval(days => $1))),
          gone AS (DELETE FROM listings l USING stale s WHERE l.test AND l.partner_id = s.partner_id
                   RETURNING l.partner_id),
          events_gone AS (DELETE FROM events e USING stale s WHERE e.test AND e.partner_id = s.partner_id)
