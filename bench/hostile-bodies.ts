@@ -377,11 +377,11 @@ async function main(): Promise<void> {
         mainMs: [],
         wallMs: [],
       };
-      // A smoke run (CI, beside other passes on the same cores) runs a shape again when it reached
-      // the bound, up to REPEAT_OVER runs: a busy machine inflates a run's CPU time (the first run
-      // of the heaviest write cost 580 ms alone here, 900 beside CI's PostgreSQL pass), and a body
-      // that does cost a second costs it every run. It is judged by its cheapest run there, by its
-      // dearest in a full run on a quiet machine.
+      // A smoke run (CI's, alone at its end, but on a machine that may be busy) sends a shape
+      // again when it reached the bound, up to REPEAT_OVER runs: a busy machine inflates a run's
+      // CPU time (the first run of the heaviest write cost 580 ms alone here, 900 beside CI's
+      // PostgreSQL pass), and a body that does cost a second costs it every run. It is judged by
+      // its cheapest run there, by its dearest in a full run on a quiet machine.
       for (
         let i = 0;
         i < REPEAT || (values.smoke && i < REPEAT_OVER && Math.min(...row.mainMs) >= BOUND_MS);
@@ -457,7 +457,7 @@ async function main(): Promise<void> {
   }
   const over = rows.filter((r) => judged(r) >= BOUND_MS);
   if (over.length) {
-    // ✖: CI repeats the lines that carry it at the end of its report (.ci/run, failures()).
+    // ✖: the verdict stands out at the end of CI's report, under the table it is read from.
     console.error(
       `✖ a second of the main thread's CPU or more: ${over.map((r) => `${r.shape} (${r.mainMs.map(Math.round).join(', ')} ms)`).join('; ')}`,
     );

@@ -286,7 +286,9 @@ function run(group) {
     );
     runner = child;
     const reported = new Set();
+    let limited = false;
     const limit = setTimeout(() => {
+      limited = true;
       const waiting = files
         .filter((f) => !reported.has(path.basename(f, '.ts')))
         .flatMap((f) => bundles.find((b) => b.name === f)?.files.filter((g) => !reported.has(g)) ?? [f]);
@@ -321,7 +323,7 @@ function run(group) {
         const match = new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tail);
         counts[name] = match ? Number(match[1]) : 0;
       }
-      resolve({ code: code ?? (signal ? 1 : 0), counts });
+      resolve({ code: code ?? (signal ? 1 : 0), signal, limited, counts });
     });
   });
 }
@@ -354,14 +356,16 @@ async function dropIsolatedDatabases() {
 const total = { pass: 0, fail: 0, cancelled: 0, skipped: 0 };
 let failed = false;
 for (const group of groups) {
-  const { code, counts } = await run(group);
+  const { code, signal, limited, counts } = await run(group);
   for (const name of Object.keys(total)) total[name] += counts[name];
   if (code !== 0) failed = true;
   // A runner that fails with no failing test (an error at exit, a signal) would leave a failed run
   // with nothing to point at: say so in a line CI repeats at the end (.ci/run, failures()).
-  if (code !== 0 && counts.fail === 0 && counts.cancelled === 0) {
+  // (Not when the run's limit stopped it: that said so already.)
+  if (code !== 0 && counts.fail === 0 && counts.cancelled === 0 && !limited) {
+    const how = signal ? `was stopped by ${signal}` : `exited with code ${code}`;
     process.stdout.write(
-      `not ok - ${group.name}: the test runner exited with code ${code} though no test failed; what it printed above says why\n`,
+      `not ok - ${group.name}: the test runner ${how} though no test failed; what it printed above says why\n`,
     );
   }
 }

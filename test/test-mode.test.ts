@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@forecourt/client';
 import { TEST_LISTING_LIMIT } from '../src/domain/test-data.js';
+import { requestRecordStore } from '../src/store/request-records.js';
 import { testDataStore } from '../src/store/test-data.js';
 import {
   ALL_SCOPES,
@@ -406,6 +407,26 @@ describe('test mode', () => {
     assert.equal(await total(staleSecret, 'status=all'), 0);
     assert.ok(await getListing(app, stale.secret, staleLive));
     assert.deepEqual(await ids(q.test), [tested.qTest]);
+  });
+
+  test('what a partner tried in test outlives a shorter retention of the records: expiry reads it', async () => {
+    const partner = await createPartner(app, { global: true, scopes: SCOPES });
+    const day = 86_400_000;
+    await sql(
+      app,
+      `INSERT INTO partner_test_use (partner_id, activity, requests, first_at, last_at) VALUES
+         ($1, 'read', 1, now() - interval '40 days', now() - interval '10 days'),
+         ($1, 'write', 1, now() - interval '40 days', now() - interval '40 days')`,
+      [partner.id],
+    );
+    // The records' retention is 7 days; test use is kept 30 (what the recorder passes).
+    const iso = (ago: number) => new Date(Date.now() - ago).toISOString();
+    await requestRecordStore(app.running.db).deleteBefore(iso(7 * day), 10_000, iso(30 * day));
+    const kept = await sql(app, 'SELECT activity FROM partner_test_use WHERE partner_id = $1', [partner.id]);
+    assert.deepEqual(
+      kept.map((r) => r.activity),
+      ['read'],
+    );
   });
 
   test('test requests have a rate-limit budget of their own, of the same size', async () => {

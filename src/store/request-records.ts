@@ -418,8 +418,11 @@ export function requestRecordStore(db: Queryable) {
       }));
     },
 
-    /** Deletes records older than `cutoff`, at most `limit` failures per call; how many went. */
-    async deleteBefore(cutoff: string, limit: number): Promise<number> {
+    /**
+     * Deletes records older than `cutoff`, at most `limit` failures per call; how many went. Test
+     * use is kept until `testUseCutoff` when that is earlier: test data's expiry reads it.
+     */
+    async deleteBefore(cutoff: string, limit: number, testUseCutoff: string = cutoff): Promise<number> {
       const failures = await db.query<{ n: string }>(
         'DeleteOldRequestFailures',
         // The oldest `limit` rows by id (the primary key's start), those of them past the cutoff:
@@ -436,9 +439,11 @@ export function requestRecordStore(db: Queryable) {
       await db.query('DeleteOldKeyUse', 'DELETE FROM partner_key_use WHERE last_at < $1::timestamptz', [
         cutoff,
       ]);
-      await db.query('DeleteOldTestUse', 'DELETE FROM partner_test_use WHERE last_at < $1::timestamptz', [
-        cutoff,
-      ]);
+      await db.query(
+        'DeleteOldTestUse',
+        'DELETE FROM partner_test_use WHERE last_at < least($1::timestamptz, $2::timestamptz)',
+        [cutoff, testUseCutoff],
+      );
       return Number(failures[0]?.n ?? 0);
     },
   };

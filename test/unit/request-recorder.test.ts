@@ -16,7 +16,7 @@ function harness(options: Partial<Parameters<typeof requestRecorder>[0]['options
   const clock = { now: T0 + 30_000 };
   const writes: { failures: FailureInput[]; usage: UsageInput[] }[] = [];
   const attempts: { failures: FailureInput[]; usage: UsageInput[] }[] = [];
-  const deletes: { cutoff: string; limit: number }[] = [];
+  const deletes: { cutoff: string; limit: number; testUseCutoff?: string | undefined }[] = [];
   const deleteAnswers: number[] = [];
   const logs: { level: string; message: string }[] = [];
   const trouble = { dropped: 0, writeFailed: 0, setAside: 0 };
@@ -33,8 +33,8 @@ function harness(options: Partial<Parameters<typeof requestRecorder>[0]['options
         if (error) throw error;
         writes.push({ failures, usage });
       },
-      async deleteBefore(cutoff, limit) {
-        deletes.push({ cutoff, limit });
+      async deleteBefore(cutoff, limit, testUseCutoff) {
+        deletes.push({ cutoff, limit, testUseCutoff });
         return deleteAnswers.shift() ?? 0;
       },
     },
@@ -316,7 +316,11 @@ test('retention 0: nothing is recorded, and what was kept before is deleted up t
   h.recorder.record(answered({ status: 200 }));
   await h.recorder.flush();
   assert.equal(h.attempts.length, 0);
-  assert.deepEqual(h.deletes, [{ cutoff: new Date(T0 + 30_000).toISOString(), limit: 10_000 }]);
+  // What was tried in test stays 30 days: test data's expiry reads it (store/test-data.ts).
+  const testUseCutoff = new Date(T0 + 30_000 - 30 * 86_400_000).toISOString();
+  assert.deepEqual(h.deletes, [
+    { cutoff: new Date(T0 + 30_000).toISOString(), limit: 10_000, testUseCutoff },
+  ]);
 });
 
 test('retention deletes what is older than the retention days, in batches of 10,000', async () => {
@@ -324,10 +328,11 @@ test('retention deletes what is older than the retention days, in batches of 10,
   h.deleteAnswers.push(10_000, 10_000, 42);
   await h.recorder.flush();
   const cutoff = new Date(T0 + 30_000 - 7 * 86_400_000).toISOString();
+  const testUseCutoff = new Date(T0 + 30_000 - 30 * 86_400_000).toISOString();
   assert.deepEqual(h.deletes, [
-    { cutoff, limit: 10_000 },
-    { cutoff, limit: 10_000 },
-    { cutoff, limit: 10_000 },
+    { cutoff, limit: 10_000, testUseCutoff },
+    { cutoff, limit: 10_000, testUseCutoff },
+    { cutoff, limit: 10_000, testUseCutoff },
   ]);
 });
 

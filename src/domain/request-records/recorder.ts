@@ -12,6 +12,7 @@ import {
   type UsageInput,
 } from '../../store/request-records.js';
 import type { Issue } from '../errors.js';
+import { TEST_DATA_EXPIRY_DAYS } from '../test-data.js';
 import { keepable, keepableOrNull } from '../text.js';
 import { testActivityOf } from './test-use.js';
 
@@ -264,8 +265,11 @@ export function requestRecorder(deps: {
 
   async function enforceRetention(): Promise<void> {
     const cutoff = new Date(now() - options.retentionDays * 86_400_000).toISOString();
+    // What a partner tried in test is kept as long as its test data's expiry looks back, however
+    // short the records' retention: a test read within those days keeps the data (test-data.ts).
+    const testUseCutoff = new Date(now() - TEST_DATA_EXPIRY_DAYS * 86_400_000).toISOString();
     // In batches, so a large backlog never holds one long transaction.
-    while ((await deps.store.deleteBefore(cutoff, RETENTION_BATCH)) === RETENTION_BATCH) {}
+    while ((await deps.store.deleteBefore(cutoff, RETENTION_BATCH, testUseCutoff)) === RETENTION_BATCH) {}
   }
 
   /** Rejects when the database did not take the batch (kept for the next write). */

@@ -114,8 +114,10 @@ export function webhookEventStreamStore(db: Queryable) {
     },
 
     /**
-     * The receiver acknowledged the pending delivery: the endpoint's stream row moves to the
-     * delivery's end, an outbox position (acknowledge.ts says what the statement does).
+     * The receiver acknowledged the pending delivery (or it had nothing left to carry, `outcome`
+     * null): the endpoint's stream row moves to the delivery's end, an outbox position
+     * (acknowledge.ts says what the statement does). `release`: caught up, so the lease ends and
+     * the walk waits `spacingMs`.
      */
     async acknowledge(
       endpointId: string,

@@ -85,9 +85,10 @@ export function webhookLeaseStore(db: Queryable) {
     },
 
     /**
-     * The receiver acknowledged the pending delivery: the endpoint's own row moves to the delivery's
-     * end (acknowledge.ts says what the statement does). `release`: caught up, so changes arriving
-     * in the next `spacingMs` go together in the next delivery.
+     * The receiver acknowledged the pending delivery (or it had nothing left to carry, `outcome`
+     * null): the endpoint's own row moves to the delivery's end (acknowledge.ts says what the
+     * statement does). `release`: caught up, so the lease ends and changes arriving in the next
+     * `spacingMs` go together in the next delivery.
      */
     async acknowledge(
       id: string,
