@@ -402,6 +402,20 @@ describe('test mode', () => {
        VALUES ($1, 'webhook', 1, now() - interval '1 day', now() - interval '1 day')`,
       [stale.id],
     );
+    // And the service changed its listings today (as an image check's result rewrites the stored
+    // text): changed_at moves, updated_at, the partner's own, does not. Not a touch either.
+    await sql(
+      app,
+      `UPDATE listings SET read_json = read_json || ' ', read_json_tail = read_json_tail || ' '
+       WHERE partner_id = $1 AND test`,
+      [stale.id],
+    );
+    const [moved] = await sql(
+      app,
+      `SELECT bool_and(changed_at > now() - interval '1 hour') AS recent FROM listings WHERE partner_id = $1 AND test`,
+      [stale.id],
+    );
+    assert.equal(moved!.recent, true, 'the service-side change moved changed_at');
     const expired = await store.expire(30);
     assert.deepEqual(expired, [{ partnerId: stale.id, deleted: 2 }]);
     assert.equal(await total(staleSecret, 'status=all'), 0);
