@@ -35,10 +35,10 @@ export function testDataStore(db: Queryable) {
     /**
      * Deletes the test data of every partner that has not touched it in `days` days: none of its
      * test listings written by it (updated_at: a change of the service's, an image check's
-     * result, moves changed_at only), and no successful test request of it, a read included
-     * (partner_test_use; not a delivery to its test endpoint, which the service sends; those rows
-     * go with the request records, so past their retention the writes alone decide). The partners
-     * whose data went, with how many listings each.
+     * result, moves changed_at only), and no successful test read or write of listings,
+     * locations or events (partner_test_use, kept at least 30 days for this: recorder.ts; not a
+     * delivery to its test endpoint, which the service sends). The partners whose data went,
+     * with how many listings each.
      */
     async expire(days: number, tx: Queryable = db): Promise<{ partnerId: string; deleted: number }[]> {
       const rows = await tx.query<{ partner_id: string; n: number }>(
