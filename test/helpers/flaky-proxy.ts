@@ -11,9 +11,18 @@ import type { TestApp } from './app.js';
  * - `reset`: drop the connection before the service sees the request (a network failure);
  * - `lose-answer`: pass it to the service, then drop the connection instead of answering (the
  *   write happened, the client cannot know);
+ * - `take`: pass it on, like `forward`, but count it only once the service took it: when the service
+ *   itself answers 5xx or 429 (a write past its time limit on a busy machine), the next request is
+ *   passed on in its place, so a plan of "two taken, then a failure" holds however loaded the
+ *   machine is (requests must come one at a time for this to mean anything);
  * - `{status, retryAfter?}`: answer like a failing load balancer, with a plain-text body.
  */
-export type ProxyAction = 'forward' | 'reset' | 'lose-answer' | { status: number; retryAfter?: number };
+export type ProxyAction =
+  | 'forward'
+  | 'take'
+  | 'reset'
+  | 'lose-answer'
+  | { status: number; retryAfter?: number };
 
 export interface FlakyProxy {
   url: string;
@@ -90,6 +99,8 @@ export async function startFlakyProxy(app: TestApp): Promise<FlakyProxy> {
         if (typeof encoding === 'string') entry.contentEncoding = encoding;
         entry.bytes = body.length;
         entry.status = answer.statusCode;
+        if (action === 'take' && (answer.statusCode >= 500 || answer.statusCode === 429))
+          queue.unshift('take');
         if (action === 'lose-answer') return void req.socket.destroy();
         const out: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers)) {
