@@ -123,12 +123,24 @@ describe('every method on every route: a 4xx in the envelope, never a 5xx (issue
     for (let i = 0; i < items.length; i += 8) await Promise.all(items.slice(i, i + 8).map(each));
   }
 
+  // QUERY is a method of Node's HTTP parser only in later releases (20.20 has it, 20.19, the
+  // oldest package.json claims, does not): where it is not, the parser refuses the request line
+  // before any route sees it, and the answer is that refusal, in the envelope.
+  const parsesQuery = METHODS.includes('QUERY');
+  const refusedByParser = (answer: RawAnswer) =>
+    answer.status === 400 &&
+    answer.body?.error?.code === 'BAD_REQUEST' &&
+    /not a valid HTTP method/.test(answer.body.error.message);
+
   test('QUERY without a Content-Type: 405 with Allow on every route, with and without a secret', async () => {
     const failures: string[] = [];
     await inBatches([...paths], async ([path, methods]) => {
       for (const auth of [[], [`Authorization: Bearer ${secret}`]]) {
         const answer = await rawRequest(port, send('QUERY', path, auth));
-        if (answer.status !== 405 || answer.body?.error?.code !== 'METHOD_NOT_ALLOWED')
+        if (!parsesQuery) {
+          if (!refusedByParser(answer))
+            failures.push(`QUERY ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        } else if (answer.status !== 405 || answer.body?.error?.code !== 'METHOD_NOT_ALLOWED')
           failures.push(`QUERY ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
         else if (![...methods].every((m) => (answer.headers.allow ?? '').split(/,\s*/).includes(m)))
           failures.push(`QUERY ${path}: Allow "${answer.headers.allow}" lacks ${[...methods].join(', ')}`);
@@ -190,8 +202,10 @@ describe('every method on every route: a 4xx in the envelope, never a 5xx (issue
       port,
       `${send('QUERY', '/api/external/v1/nowhere', ['Content-Type: application/json', 'Content-Length: 2'])}{}`,
     );
-    assert.equal(answer.status, 404, JSON.stringify(answer.body));
-    assert.equal(answer.body.error.code, 'NOT_FOUND');
+    if (parsesQuery) {
+      assert.equal(answer.status, 404, JSON.stringify(answer.body));
+      assert.equal(answer.body.error.code, 'NOT_FOUND');
+    } else assert.ok(refusedByParser(answer), JSON.stringify(answer.body));
     const health = await app.call('GET', '/healthz');
     assert.equal(health.status, 200);
   });
