@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Answers compressed as the client asks (Accept-Encoding): zstd where the runtime has it (Node.js
  * 22.15+), brotli, gzip; the client's q-values first, then that order. A page of 50 listings
- * (about 100 kB of JSON) goes out in about a tenth of its bytes (docs/benchmarks.md#compression).
+ * (about 175 kB of JSON) goes out in about a tenth of its bytes (docs/benchmarks.md, "Current
+ * figures").
  *
  * Levels are chosen for the service's CPU, not the last byte: brotli quality 1 and gzip level 3
  * compress such a page in well under a millisecond and keep within 10 % of what the best levels
