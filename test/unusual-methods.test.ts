@@ -132,7 +132,7 @@ describe('every method on every route: a 4xx in the envelope, never a 5xx (issue
     answer.body?.error?.code === 'BAD_REQUEST' &&
     /not a valid HTTP method/.test(answer.body.error.message);
 
-  test('QUERY without a Content-Type: 405 with Allow on every route, with and without a secret', async () => {
+  test("QUERY without a Content-Type: 405 with Allow on every route, with and without a secret (the parser's 400 where it does not know QUERY)", async () => {
     const failures: string[] = [];
     await inBatches([...paths], async ([path, methods]) => {
       for (const auth of [[], [`Authorization: Bearer ${secret}`]]) {
@@ -197,7 +197,7 @@ describe('every method on every route: a 4xx in the envelope, never a 5xx (issue
     }
   });
 
-  test('QUERY with a JSON body on an unknown path is 404 NOT_FOUND, and the service is healthy after', async () => {
+  test("QUERY with a JSON body on an unknown path is 404 NOT_FOUND (the parser's 400 where it does not know QUERY), and the service is healthy after", async () => {
     const answer = await rawRequest(
       port,
       `${send('QUERY', '/api/external/v1/nowhere', ['Content-Type: application/json', 'Content-Length: 2'])}{}`,
