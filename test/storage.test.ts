@@ -305,10 +305,11 @@ test('a lock left by a process that ended but was never collected (a zombie) is 
   skip: !!process.env.DATABASE_URL || process.platform !== 'linux',
 }, async () => {
   const dir = await seededDir('fc-zombie-lock-');
-  // `sleep 0` ends at once; the shell's place is taken by `sleep 30`, which never collects its
-  // child: a zombie for 30 s, as a killed service is whose parent is gone and whose PID 1 does not
-  // reap (some containers). Signal 0 still reaches it.
-  const holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], {
+  // `sleep 1` ends once the shell's place is taken by `sleep 30`, which never collects its child:
+  // a zombie for 30 s, as a killed service is whose parent is gone and whose PID 1 does not reap
+  // (some containers). Signal 0 still reaches it. (A child that ended before the `exec`, as
+  // `sleep 0` did on a fast machine, was collected by the shell itself: no zombie to find.)
+  const holder = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
