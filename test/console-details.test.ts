@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Locator, Page } from 'playwright-core';
 import { createPartner, createTree, EXT, type TestApp, type Tree, unique } from './helpers/app.js';
-import { type ConsoleSession, consoleSession, drawn } from './helpers/console.js';
+import { type ConsoleSession, consoleSession, drawn, filtered } from './helpers/console.js';
 
 /**
  * The smaller things of issue 46 (point 9), each as an operator meets it: a banner that outlived
@@ -166,8 +166,8 @@ describe('the smaller things', () => {
     await open('#/requests', 'Requests');
     await page.getByLabel('Status (429, 4xx, 5xx)').fill('4xx');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForURL(/status=4xx/);
-    await page.waitForFunction(() => document.activeElement?.matches('[data-results]'));
+    // The results are drawn, and given the focus.
+    await filtered(page, /status=4xx/);
     assert.match(
       await page.locator('[data-results]').innerText(),
       /^Failed requests, newest first: \d+ shown/,

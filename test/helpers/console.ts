@@ -138,6 +138,17 @@ export async function drawn(page: Page, heading: string | RegExp): Promise<void>
   await page.locator('main[aria-busy]').waitFor({ state: 'detached' });
 }
 
+/**
+ * After a filter form is applied on the page it filters: the URL changes at once, but the page
+ * is drawn again a moment later (on hashchange), and until then the old results are still there
+ * under the same heading. The new ones take the focus once drawn (views/requests.js, audit.js).
+ */
+export async function filtered(page: Page, url: RegExp): Promise<void> {
+  await page.waitForURL(url);
+  await page.waitForFunction(() => document.activeElement?.matches('[data-results]'));
+  await page.locator('main[aria-busy]').waitFor({ state: 'detached' });
+}
+
 export async function go(page: Page, app: TestApp, hash: string, heading: string | RegExp): Promise<void> {
   await page.goto(`${app.url}/console${hash}`);
   await drawn(page, heading);
