@@ -4,7 +4,8 @@
 // waiting (child processes, deliveries, timers), so files overlap well even on two cores. No file
 // stops the machine's PostgreSQL server (an outage or a crash is shown on a server of the test's
 // own: test/helpers/own-postgres.ts), so on PostgreSQL too every file runs in the one group.
-// Arguments, when given, replace the file list (`npm test -- test/sync.test.ts`).
+// Arguments, when given, replace the file list (`npm test -- test/sync.test.ts`); files after
+// `--except` are left out of it instead.
 // `--db-only` leaves out what does not depend on the database (CI's PostgreSQL pass: the embedded
 // pass runs them): test/unit/, the files that only ever start the demo (embedded), the document,
 // the reference page and the client package.
@@ -122,9 +123,21 @@ function bundled(files) {
   return { files: [...slowestFirst(alone), ...bundles.map((b) => b.name)], bundles };
 }
 
+const fromRoot = (file) => path.relative(ROOT, path.resolve(ROOT, file));
 const dbOnly = process.argv.includes('--db-only');
-const args = process.argv.slice(2).filter((a) => a !== '--db-only');
-const integration = list('test').filter((f) => !(dbOnly && DB_INDEPENDENT.includes(f)));
+// `--except <files>`: the whole list but these (CI runs a pass's files on two Node.js lines).
+const exceptAt = process.argv.indexOf('--except');
+const excepted = exceptAt < 0 ? [] : process.argv.slice(exceptAt + 1).map(fromRoot);
+const args = process.argv.slice(2, exceptAt < 0 ? undefined : exceptAt).filter((a) => a !== '--db-only');
+const integration = list('test').filter(
+  (f) => !(dbOnly && DB_INDEPENDENT.includes(f)) && !excepted.includes(f),
+);
+const unknown = excepted.filter((f) => f !== UNIT_LAYER && !list('test').includes(f));
+if (unknown.length) {
+  console.error(`--except names no test file of the suite: ${unknown.join(', ')}`);
+  process.exit(2);
+}
+const unitLayer = dbOnly || excepted.includes(UNIT_LAYER) ? [] : [UNIT_LAYER];
 // The unit layer needs no group of its own: one group, so that no core waits for a group's last
 // file.
 const { files: scheduled, bundles } = args.length ? { files: [], bundles: [] } : bundled(integration);
@@ -133,12 +146,11 @@ const groups = args.length
   : [
       {
         name: dbOnly ? 'integration' : 'integration and unit',
-        files: [...scheduled, ...(dbOnly ? [] : [UNIT_LAYER])],
+        files: [...scheduled, ...unitLayer],
         concurrency,
       },
     ];
 
-const fromRoot = (file) => path.relative(ROOT, path.resolve(ROOT, file));
 const runsFile = (f) =>
   groups.some((group) => group.files.includes(f)) || bundles.some((b) => b.files.includes(f));
 if (BROWSER_TESTS.some((f) => runsFile(f) || args.map(fromRoot).includes(f))) ensureChromium();
