@@ -8,18 +8,22 @@ import type { ExistingListing } from '../../src/store/listings/writes.js';
 
 // The listing rules as docs/contract.md states them (#enumerations, #validation, #price-rule,
 // #dealer-of-a-listing), checked against the code: the enumerations, the aliases it names, every
-// numeric bound, and the cross-field rules. The first test also compares the enumerations with the
-// older decisions.md of the spec, outside the repository: it is skipped, saying so, where that file
-// is absent.
+// numeric bound, and the cross-field rules.
 
-const DECISIONS = new URL('../../../shared/spec/decisions.md', import.meta.url);
-const decisions = (() => {
-  try {
-    return readFileSync(DECISIONS, 'utf8');
-  } catch {
-    return undefined;
+/** docs/contract.md's table of enumerations: each field's values, in the order it lists them. */
+function contractEnumerations(): Map<string, string[]> {
+  const text = readFileSync(new URL('../../docs/contract.md', import.meta.url), 'utf8');
+  const section = text.slice(text.indexOf('### Enumerations'), text.indexOf('### Slugs and listingUrl'));
+  const listed = new Map<string, string[]>();
+  for (const [, field, cell] of section.matchAll(/^\| `(\w+)`[^|]*\| (.+) \|$/gm)) {
+    // Only the backquoted words before a note in parentheses are values.
+    listed.set(
+      field!,
+      [...cell!.replace(/\(.*\)/, '').matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1]!),
+    );
   }
-})();
+  return listed;
+}
 
 const schema = listingBodySchema({
   historyReportHosts: ['www.car-pass.be'],
@@ -30,23 +34,9 @@ const issues = (body: Record<string, unknown>) => {
   return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 };
 
-test('the enumerations are the ones decisions.md lists, value for value and in order', {
-  skip: !decisions && 'decisions.md is not beside this work tree',
-}, () => {
-  const listed = new Map<string, string[]>();
-  for (const match of decisions!.matchAll(
-    /^ {4}- (\w+)(?: \([^)]*\))?: ([a-z0-9_, \n]+?)(?= \(|\n {4}- |\n- |\n\n)/gm,
-  )) {
-    // A note in parentheses after the values (when a value was added) is not a value.
-    listed.set(
-      match[1]!,
-      match[2]!
-        .split(/,\s*/)
-        .map((v) => v.trim())
-        .filter(Boolean),
-    );
-  }
-  assert.ok(listed.size >= 10, `found ${[...listed.keys()]}`);
+test('the enumerations are the ones docs/contract.md lists, value for value and in order', () => {
+  const listed = contractEnumerations();
+  assert.deepEqual([...listed.keys()].sort(), Object.keys(ENUMS).sort(), 'every enumeration, and only those');
   for (const [name, values] of listed) {
     assert.deepEqual([...ENUMS[name as EnumName].values], values, name);
   }
