@@ -10,10 +10,12 @@ const RETRY_MS = 100;
 const CHUNK_BYTES = 4096;
 /**
  * At exit the lines still held are written while stdout keeps taking them: given up once it has
- * taken nothing for EXIT_STALL_MS, and after EXIT_FLUSH_MAX_MS in all.
+ * taken nothing for EXIT_STALL_MS, and after EXIT_FLUSH_MAX_MS in all. A backlog of a few MB
+ * (2,000 request lines) to a reader that takes 64 KiB every 20 ms or so needs a second or two
+ * on a busy machine; 5 s still ends well within the 10 s a container runtime gives a stop.
  */
 const EXIT_STALL_MS = 1_000;
-const EXIT_FLUSH_MAX_MS = 2_000;
+const EXIT_FLUSH_MAX_MS = 5_000;
 
 export interface HeldLinesEvents {
   /** A line was not kept: the buffer was full, or the file descriptor had failed. */

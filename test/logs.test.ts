@@ -201,11 +201,23 @@ test('a stop while the reader is behind: every held line is written before the p
       for (const answer of answers) ids.push(answer.headers['x-request-id']);
     }
     service.child.kill('SIGTERM');
-    // The reader comes back at once, slowly (20 ms after each chunk), while the process stops.
+    // The reader comes back at once, slowly, while the process stops: every 20 ms it takes what
+    // has arrived, then pauses. All that has arrived: pausing after each chunk instead took one
+    // chunk of the stream's buffer per 20 ms, which on a busy machine held many small ones (up to
+    // its 64 KiB highWaterMark on Node.js 22 and later), so the reader stopped taking from the
+    // pipe for over a second, and the service, seeing nothing taken, rightly gave up (CI, once).
     const stdout = service.child.stdout!;
+    let pausing = false;
     stdout.on('data', () => {
-      stdout.pause();
-      setTimeout(() => stdout.resume(), 20);
+      if (pausing) return;
+      pausing = true;
+      setImmediate(() => {
+        stdout.pause();
+        setTimeout(() => {
+          pausing = false;
+          stdout.resume();
+        }, 20);
+      });
     });
     stdout.resume();
     assert.equal(await service.exited, 0);
