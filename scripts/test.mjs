@@ -129,14 +129,24 @@ const dbOnly = process.argv.includes('--db-only');
 const exceptAt = process.argv.indexOf('--except');
 const excepted = exceptAt < 0 ? [] : process.argv.slice(exceptAt + 1).map(fromRoot);
 const args = process.argv.slice(2, exceptAt < 0 ? undefined : exceptAt).filter((a) => a !== '--db-only');
-const integration = list('test').filter(
-  (f) => !(dbOnly && DB_INDEPENDENT.includes(f)) && !excepted.includes(f),
-);
-const unknown = excepted.filter((f) => f !== UNIT_LAYER && !list('test').includes(f));
-if (unknown.length) {
-  console.error(`--except names no test file of the suite: ${unknown.join(', ')}`);
+const suite = list('test');
+// What --except would pass over in silence is refused: no file after it, a file not in the suite
+// (a typo), or files or options before it (a chosen list has nothing to leave out).
+const unknown = excepted.filter((f) => f !== UNIT_LAYER && !suite.includes(f));
+function exceptRefusal() {
+  if (exceptAt < 0) return undefined;
+  if (excepted.length === 0) return '--except names no file';
+  if (unknown.length) return `--except names no test file of the suite: ${unknown.join(', ')}`;
+  if (args.length)
+    return `--except leaves files out of the whole suite, and takes only --db-only before it, not ${args.join(' ')}`;
+  return undefined;
+}
+const refused = exceptRefusal();
+if (refused) {
+  console.error(refused);
   process.exit(2);
 }
+const integration = suite.filter((f) => !(dbOnly && DB_INDEPENDENT.includes(f)) && !excepted.includes(f));
 const unitLayer = dbOnly || excepted.includes(UNIT_LAYER) ? [] : [UNIT_LAYER];
 // The unit layer needs no group of its own: one group, so that no core waits for a group's last
 // file.
