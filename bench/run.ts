@@ -69,6 +69,9 @@ const { values } = parseArgs({
     // URLs resolve nowhere, and its checks of millions of them (and the rewrites of the listings
     // using each) would run behind every scenario. Its own cost: npm run bench:images.
     'image-checks': { type: 'boolean', default: false },
+    // Serves another checkout's build (its bin/forecourt.js and dist/) instead of this one's: the
+    // same scenarios, limits and data against an older commit, alternated by hand.
+    root: { type: 'string' },
   },
 });
 const databaseUrl = values['database-url'];
@@ -101,18 +104,21 @@ if (pgliteCopy) {
   process.once('exit', () => rmSync(path.dirname(pgliteCopy), { recursive: true, force: true }));
   cpSync(path.resolve(values['data-dir']!), pgliteCopy, { recursive: true });
 }
-const service = await startService({
-  ...(databaseUrl
-    ? poolerUrl
-      ? {
-          DATABASE_URL: poolerUrl,
-          DATABASE_DIRECT_URL: databaseUrl,
-          DATABASE_POOL_MODE: values['pool-mode']!,
-        }
-      : { DATABASE_URL: databaseUrl }
-    : { DATA_DIR: pgliteCopy! }),
-  ...(values['image-checks'] ? {} : { IMAGE_CHECK_CONCURRENCY: '0' }),
-});
+const service = await startService(
+  {
+    ...(databaseUrl
+      ? poolerUrl
+        ? {
+            DATABASE_URL: poolerUrl,
+            DATABASE_DIRECT_URL: databaseUrl,
+            DATABASE_POOL_MODE: values['pool-mode']!,
+          }
+        : { DATABASE_URL: databaseUrl }
+      : { DATA_DIR: pgliteCopy! }),
+    ...(values['image-checks'] ? {} : { IMAGE_CHECK_CONCURRENCY: '0' }),
+  },
+  values.root ? { root: path.resolve(values.root) } : {},
+);
 // Idle: started, migrated, nothing asked yet (the timers of background work have run once).
 await new Promise((resolve) => setTimeout(resolve, 3000));
 const idleRssMb = rssMb(service.pid);

@@ -52,6 +52,30 @@ test('a transaction handle used after its transaction ended is refused, not run 
   }
 });
 
+test('a transaction whose failed statement was caught is refused at COMMIT, its writes gone, not passed off as done', async () => {
+  const dir = await seededDir('fc-tx-rolled-back-');
+  const db = await openDb(options(dir));
+  try {
+    await db.exec('T', 'CREATE TABLE rolled_back_probe (n int)');
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await tx.query('T', 'INSERT INTO rolled_back_probe VALUES (1)');
+        await tx.query('T', 'SELECT 1 / 0').catch(() => {});
+        return 'done';
+      }),
+      { name: 'RolledBackAtCommitError', message: /rolled back at COMMIT/ },
+    );
+    assert.deepEqual(await db.query('T', 'SELECT count(*)::int AS n FROM rolled_back_probe'), [{ n: 0 }]);
+    // A transaction that sends nothing commits nothing and leaves the connection as it was.
+    assert.equal(await db.transaction(async () => 'nothing'), 'nothing');
+    await db.transaction((tx) => tx.query('T', 'INSERT INTO rolled_back_probe VALUES (2)'));
+    assert.deepEqual(await db.query('T', 'SELECT n FROM rolled_back_probe'), [{ n: 2 }]);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('PostgreSQL: a transaction the server ended for sitting idle too long is a failure to retry (503), not a 500', {
   skip: !process.env.DATABASE_URL,
 }, async () => {

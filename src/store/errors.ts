@@ -152,3 +152,14 @@ export function assertWithin(startedAt: number, maxMs: number | undefined): void
   const elapsed = performance.now() - startedAt;
   if (elapsed > maxMs) throw new TransactionTimeoutError(elapsed, maxMs);
 }
+
+/**
+ * PostgreSQL answers the COMMIT of a transaction in which a statement failed (its error caught
+ * and not rethrown) with ROLLBACK, not an error: everything the transaction wrote is gone, which
+ * must not pass for a success. Both databases' transactions throw this instead.
+ */
+export function rolledBackAtCommit(): Error {
+  const error = new Error('The transaction was rolled back at COMMIT: a statement in it had failed');
+  error.name = 'RolledBackAtCommitError';
+  return error;
+}

@@ -5,16 +5,19 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.js';
-import { type CreateOutcome, parsers, pgliteDb } from './pglite.js';
+import { type CreateOutcome, OWN_PARSERS, pgliteDb } from './pglite.js';
+import { typeParsers } from './pglite-statements.js';
+import { inProcessWire } from './pglite-wire.js';
 
 async function create(dir: string): Promise<CreateOutcome> {
   let db: PGlite;
   try {
-    db = await PGlite.create(dir, { parsers });
+    db = await PGlite.create(dir);
   } catch (error) {
     return { error: String((error as Error)?.stack ?? error) };
   }
-  const store = pgliteDb(db, () => {});
+  const wire = inProcessWire(db);
+  const store = pgliteDb(wire, await typeParsers(wire, OWN_PARSERS), () => {});
   try {
     return { applied: await migrate(store) };
   } catch {

@@ -2,14 +2,15 @@ import { fork } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite, types } from '@electric-sql/pglite';
+import type { ParserOptions as Parsers } from '@electric-sql/pglite';
+import { types } from '@electric-sql/pglite';
 import type { Db, DbOptions } from './db.js';
-import { assertWithin } from './errors.js';
 import { acquireDirLock } from './lockfile.js';
-import { pgliteStatements } from './pglite-statements.js';
+import { pgliteStatements, typeParsers } from './pglite-statements.js';
+import { threadWire, type Wire } from './pglite-wire.js';
 
 // Same value shapes as the node-postgres adapter (see postgres.ts), so no caller can tell them apart.
-export const parsers = {
+export const OWN_PARSERS = {
   [types.NUMERIC]: (v: string) => Number.parseFloat(v),
   [types.INT8]: (v: string) => Number.parseInt(v, 10),
   [types.DATE]: (v: string) => v,
@@ -80,17 +81,20 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
   const dir = path.resolve(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const lock = acquireDirLock(path.resolve(dataDir, 'pglite.lock'), dir);
-  let db: PGlite;
+  let db: Wire | undefined;
+  let parsers: Parsers;
   let appliedAtCreation: string[] = [];
   try {
     if (!existsSync(path.join(dir, 'PG_VERSION'))) appliedAtCreation = await createInChild(dir);
-    db = await PGlite.create(dir, { parsers, startParams: [...PGlite.defaultStartParams, ...MEMORY] });
+    db = await threadWire(dir, MEMORY);
+    parsers = await typeParsers(db, OWN_PARSERS);
   } catch (error) {
+    await db?.close().catch(() => {});
     lock.release();
     throw error;
   }
   return {
-    ...pgliteDb(db, () => lock.release()),
+    ...pgliteDb(db, parsers, () => lock.release()),
     takeAppliedAtCreation() {
       const applied = appliedAtCreation;
       appliedAtCreation = [];
@@ -99,33 +103,22 @@ export async function openPglite(dataDir: string, _options: DbOptions): Promise<
   };
 }
 
-/** `db` as the rest of the code sees a database; `release` runs once it is closed. */
-export function pgliteDb(db: PGlite, release: () => void): Db {
+/** The database over `db` as the rest of the code sees one; `release` runs once it is closed. */
+export function pgliteDb(db: Wire, parsers: Parsers, release: () => void): Db {
   // Who listens on each channel, and its LISTEN (sent once, when the first handler comes; awaited
-  // by every later one). Notifications come from two parsers: PGlite's own (transactions' COMMIT,
-  // scripts) and store/pglite-statements.ts's (every other statement); both land here.
+  // by every later one). Notifications are read from each answer by store/pglite-statements.ts.
   const channels = new Map<string, { handlers: Set<() => void>; listening: Promise<void> }>();
   const notify = (channel: string) => {
     for (const handler of channels.get(channel)?.handlers ?? []) queueMicrotask(handler);
   };
-  db.onNotification(notify);
-  const queryable = pgliteStatements(db, notify);
+  const { queryable, transaction } = pgliteStatements(db, parsers, notify);
   const root = queryable();
   const quoted = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
   return {
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
-    transaction(fn, options = {}) {
-      // PGlite serialises transactions itself: it has exactly one connection. The clock starts at
-      // BEGIN, so time spent waiting for the connection does not count against the limit.
-      return db.transaction(async (tx) => {
-        const startedAt = performance.now();
-        const result = await fn(queryable(tx));
-        assertWithin(startedAt, options.maxMs);
-        return result;
-      });
-    },
+    transaction: (fn, options = {}) => transaction(fn, options.maxMs),
     async ping() {
       await root.query('Ping', 'SELECT 1');
     },

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Db, DbOptions } from './db.js';
-import { assertWithin, labelDbError } from './errors.js';
+import { assertWithin, labelDbError, rolledBackAtCommit } from './errors.js';
 import { listenerState, openListen, PROVEN } from './postgres-listen.js';
 import {
   boundedStatement,
@@ -91,11 +91,13 @@ export async function openPostgres(url: string, options: DbOptions): Promise<Db>
         throw labelDbError(error, 'Begin');
       }
       const result = await fn(held.client);
+      let commit: pg.QueryResult;
       try {
-        await held.client.query('COMMIT');
+        commit = await held.client.query('COMMIT');
       } catch (error) {
         throw labelDbError(error, 'Commit');
       }
+      if (commit.command === 'ROLLBACK') throw rolledBackAtCommit();
       return result;
     } catch (error) {
       await held.client.query('ROLLBACK').catch(() => {

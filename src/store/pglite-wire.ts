@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { PGlite } from '@electric-sql/pglite';
+
+/**
+ * How the service reaches the embedded database: a batch of wire-protocol messages in, the bytes
+ * the database answered out. store/pglite-statements.ts builds the batches and reads the answers;
+ * this only carries them.
+ *
+ * The service runs PGlite on a thread of its own (store/pglite-thread.ts): the database's
+ * WebAssembly, more than half of a list page's CPU, then runs beside the service's own work
+ * (TLS, HTTP, validation) on the other core instead of in turn with it, and a long statement (a
+ * vacuum, a large bulk) no longer holds every request, health checks included
+ * (docs/benchmarks.md, "Embedded database"). Creating a database keeps it in its own process
+ * (store/pglite-create.ts), on the thread that runs it.
+ */
+export interface Wire {
+  /** Sends `bytes` (whole messages, ending in a Sync or a Query); `sync` writes to disk after. */
+  send(bytes: Buffer, sync: boolean): Promise<Buffer[]>;
+  close(): Promise<void>;
+}
+
+export interface ThreadStart {
+  dir: string;
+  /** Start parameters after PGlite's own (`-c name=value`). */
+  settings: string[];
+}
+export type ThreadRequest = { id: number } & (
+  | { bytes: Uint8Array; sync: boolean; close?: never }
+  | { close: true }
+);
+export interface ThreadReply {
+  id: number;
+  chunks?: Uint8Array[];
+  error?: { name: string; message: string };
+}
+
+/** PGlite in this thread: for the child process that creates a database, and nothing else. */
+export function inProcessWire(db: PGlite): Wire {
+  return {
+    async send(bytes, sync) {
+      const chunks: Buffer[] = [];
+      await db.execProtocolRawStream(bytes, {
+        syncToFs: sync,
+        onRawData: (data: Uint8Array) => chunks.push(Buffer.from(data)),
+      });
+      return chunks;
+    },
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Opens PGlite in `dir` on a thread of its own. Rejects with why it could not open. Once the
+ * thread has stopped (an abort in the database's WebAssembly, say), every statement then waiting
+ * and every later one is refused, saying so: nothing waits for an answer that cannot come.
+ */
+export async function threadWire(dir: string, settings: string[]): Promise<Wire> {
+  const workerData = { dir, settings } satisfies ThreadStart;
+  const extension = path.extname(fileURLToPath(import.meta.url));
+  const entry = new URL(`./pglite-thread${extension}`, import.meta.url);
+  // Run from the sources (tsx), a thread does not inherit the loader that reads TypeScript: it
+  // registers it first (node 20).
+  const worker =
+    extension === '.ts'
+      ? new Worker(
+          `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
+          { eval: true, workerData },
+        )
+      : new Worker(entry, { workerData });
+  const waiting = new Map<number, { resolve: (chunks: Buffer[]) => void; reject: (error: Error) => void }>();
+  let stopped: Error | undefined;
+  let next = 1;
+  const stop = (error: Error) => {
+    stopped ??= error;
+    for (const { reject } of waiting.values()) reject(stopped);
+    waiting.clear();
+    worker.unref();
+  };
+  worker.on('error', (error) => stop(new Error(`The embedded database stopped: ${error.message}`)));
+  worker.on('exit', (code) =>
+    stop(new Error(`The embedded database stopped (its thread exited with ${code})`)),
+  );
+  worker.on('message', (reply: ThreadReply) => {
+    const call = waiting.get(reply.id);
+    if (!call) return;
+    waiting.delete(reply.id);
+    // A thread that is waited on keeps the process alive; an idle one does not (as PGlite in this
+    // thread did not), so a command that forgets to close still ends.
+    if (waiting.size === 0) worker.unref();
+    if (reply.error) {
+      const error = new Error(reply.error.message);
+      error.name = reply.error.name;
+      call.reject(error);
+    } else call.resolve((reply.chunks ?? []).map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)));
+  });
+  const call = (request: { bytes: Uint8Array; sync: boolean } | { close: true }) =>
+    new Promise<Buffer[]>((resolve, reject) => {
+      if (stopped) return reject(stopped);
+      const id = next++;
+      waiting.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ ...request, id });
+    });
+  // The thread answers the id 0, unasked, once PGlite has opened (or fails, and `stop` says why).
+  await new Promise<unknown>((resolve, reject) => waiting.set(0, { resolve, reject }));
+  return {
+    send: (bytes, sync) => call({ bytes, sync }),
+    async close() {
+      if (!stopped) await call({ close: true });
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { openDb } from '../src/store/open.js';
+import { embedded, seedEmbeddedDb } from './helpers/pglite-template.js';
+
+/**
+ * The embedded database runs on a thread of its own (src/store/pglite-wire.ts): what that
+ * promises the service, checked on the real database.
+ */
+const onlyEmbedded = { skip: embedded({}) ? false : 'the embedded database only' };
+
+async function open() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-thread-'));
+  await seedEmbeddedDb(dir);
+  const db = await openDb({ dataDir: dir, statementTimeoutMs: 5000, connectTimeoutMs: 5000, poolSize: 1 });
+  return {
+    db,
+    async [Symbol.asyncDispose]() {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test(
+  'a long statement does not hold the service’s thread: timers fire while it runs',
+  onlyEmbedded,
+  async () => {
+    await using opened = await open();
+    const started = performance.now();
+    const sleeping = opened.db.query('Sleep', 'SELECT pg_sleep(0.6)');
+    // In the service's thread the statement would hold this timer until it ended (600 ms).
+    const fired = await new Promise<number>((resolve) =>
+      setTimeout(() => resolve(performance.now() - started), 20),
+    );
+    await sleeping;
+    const ended = performance.now() - started;
+    assert.ok(ended >= 550, `the statement ran its 600 ms (${Math.round(ended)})`);
+    assert.ok(fired < 300, `a 20 ms timer fired after ${Math.round(fired)} ms while the statement ran`);
+  },
+);
+
+test(
+  'statements sent together in a transaction, one of them prepared by name twice, all answer in order',
+  onlyEmbedded,
+  async () => {
+    await using opened = await open();
+    // LockListings is among the statements the embedded store prepares by name: its second use,
+    // sent before the first's answer, must not parse it again.
+    const sql = 'SELECT $1::int AS n';
+    const rows = await opened.db.transaction((tx) =>
+      Promise.all([1, 2, 3].map((n) => tx.query<{ n: number }>('LockListings', sql, [n]))),
+    );
+    assert.deepEqual(rows, [[{ n: 1 }], [{ n: 2 }], [{ n: 3 }]]);
+    assert.deepEqual(await opened.db.query('LockListings', sql, [4]), [{ n: 4 }]);
+  },
+);
+
+test('after close, a statement is refused with a reason instead of waiting', onlyEmbedded, async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-thread-closed-'));
+  await seedEmbeddedDb(dir);
+  const db = await openDb({ dataDir: dir, statementTimeoutMs: 5000, connectTimeoutMs: 5000, poolSize: 1 });
+  try {
+    await db.close();
+    await assert.rejects(db.query('Ping', 'SELECT 1'), /embedded database stopped/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
