@@ -65,7 +65,7 @@ test('after close, a statement is refused with a reason instead of waiting', onl
   const db = await openDb({ dataDir: dir, statementTimeoutMs: 5000, connectTimeoutMs: 5000, poolSize: 1 });
   try {
     await db.close();
-    await assert.rejects(db.query('Ping', 'SELECT 1'), /embedded database stopped/);
+    await assert.rejects(db.query('Ping', 'SELECT 1'), /The embedded database is closed/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,8 +9,12 @@ import { PGlite } from '@electric-sql/pglite';
 import type { ThreadReply, ThreadRequest, ThreadStart } from './pglite-wire.js';
 
 const port = parentPort!;
-const { dir, settings } = workerData as ThreadStart;
-const db = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, ...settings] });
+const { dir, settings, module, bundle } = workerData as ThreadStart;
+const db = await PGlite.create(dir, {
+  startParams: [...PGlite.defaultStartParams, ...settings],
+  pgliteWasmModule: module,
+  fsBundle: new Blob([bundle]),
+});
 
 /** What crosses to the service's thread of an error: a structured clone keeps only the message. */
 const describe = (error: unknown) => ({
