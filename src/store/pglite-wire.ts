@@ -13,7 +13,7 @@ import type { PGlite } from '@electric-sql/pglite';
  * WebAssembly, more than half of a list page's CPU, then runs beside the service's own work
  * (TLS, HTTP, validation) on the other core instead of in turn with it, and a long statement (a
  * vacuum, a large bulk) no longer holds every request, health checks included
- * (docs/benchmarks.md, "Embedded database"). Creating a database keeps it in its own process
+ * (docs/benchmarks.md, "The embedded database on a thread of its own"). Creating a database keeps it in its own process
  * (store/pglite-create.ts), on the thread that runs it.
  */
 export interface Wire {
@@ -36,9 +36,10 @@ let artifacts: Promise<Pick<ThreadStart, 'module' | 'bundle'>> | undefined;
 
 /**
  * PGlite's WebAssembly compiled, and its file-system bundle read, once per process. A thread left
- * to load them itself compiles the module again, and V8 compiles again every function it had
- * already optimised in another thread: four times the CPU of opening a database in a thread that
- * is given them (a test suite opens one a hundred times and more; docs/development.md).
+ * to load them itself compiles the module again, and V8 optimises again every function it had
+ * already optimised in another thread: about 2.4 s of CPU to open a database against 0.8 for a
+ * thread given them (0.6 in the service's own thread), which a test suite pays at each of its
+ * ~150 boots. A failed load is not kept: the next open tries again.
  */
 function loadArtifacts() {
   artifacts ??= (async () => {
@@ -51,9 +52,13 @@ function loadArtifacts() {
       module: await WebAssembly.compile(wasm),
       bundle: bundle.buffer.slice(bundle.byteOffset, bundle.byteOffset + bundle.byteLength) as ArrayBuffer,
     };
-  })();
+  })().catch((error: unknown) => {
+    artifacts = undefined;
+    throw error;
+  });
   return artifacts;
 }
+
 export type ThreadRequest = { id: number } & (
   | { bytes: Uint8Array; sync: boolean; close?: never }
   | { close: true }
