@@ -70,3 +70,40 @@ test('after close, a statement is refused with a reason instead of waiting', onl
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test(
+  'close waits for a transaction under way and what was asked before it; what comes after is refused',
+  onlyEmbedded,
+  async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fc-thread-close-'));
+    await seedEmbeddedDb(dir);
+    const options = { dataDir: dir, statementTimeoutMs: 5000, connectTimeoutMs: 5000, poolSize: 1 };
+    try {
+      const db = await openDb(options);
+      await db.exec('T', 'CREATE TABLE close_probe (n int)');
+      const writing = db.transaction(async (tx) => {
+        await tx.query('T', 'INSERT INTO close_probe VALUES (1)');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await tx.query('T', 'INSERT INTO close_probe VALUES (2)');
+        return 'committed';
+      });
+      const counted = db.query<{ n: number }>('T', 'SELECT count(*)::int AS n FROM close_probe');
+      const closing = db.close();
+      assert.equal(await writing, 'committed');
+      assert.deepEqual(await counted, [{ n: 2 }]);
+      await closing;
+      await assert.rejects(db.query('Ping', 'SELECT 1'), /The embedded database is closed/);
+      const again = await openDb(options);
+      try {
+        assert.deepEqual(await again.query('T', 'SELECT n FROM close_probe ORDER BY n'), [
+          { n: 1 },
+          { n: 2 },
+        ]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -24,7 +24,8 @@ export interface Projection<T> {
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /**
-   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. With
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws, and
+   * refused (errors.ts, rolledBackAtCommit) when PostgreSQL rolled it back at COMMIT instead. With
    * `maxMs`, a transaction that has run longer than that by the time it would commit is rolled
    * back instead (TransactionTimeoutError): sync cursors rely on writes being bounded in time.
    */

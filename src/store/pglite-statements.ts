@@ -244,5 +244,11 @@ export function pgliteStatements(wire: Wire, parsers: Parsers, notify: (channel:
     });
   }
 
-  return { queryable, transaction };
+  /**
+   * Closes the database once the statements and transactions already waiting have run (PGlite's
+   * own close() waited for them the same way); whatever comes after is refused by the wire.
+   */
+  const close = () => turn(() => wire.close());
+
+  return { queryable, transaction, close };
 }

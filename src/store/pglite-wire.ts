@@ -12,8 +12,9 @@ import type { PGlite } from '@electric-sql/pglite';
  * The service runs PGlite on a thread of its own (store/pglite-thread.ts): the database's
  * WebAssembly, more than half of a list page's CPU, then runs beside the service's own work
  * (TLS, HTTP, validation) on the other core instead of in turn with it, and a long statement (a
- * vacuum, a large bulk) no longer holds every request, health checks included
- * (docs/benchmarks.md, "The embedded database on a thread of its own"). Creating a database keeps it in its own process
+ * vacuum, a large bulk) holds only the requests that need the database: /healthz, refusals and
+ * rate limits are answered meanwhile (docs/benchmarks.md, "The embedded database on a thread of
+ * its own"). Creating a database keeps it in its own process
  * (store/pglite-create.ts), on the thread that runs it.
  */
 export interface Wire {
@@ -94,11 +95,11 @@ export async function threadWire(dir: string, settings: string[]): Promise<Wire>
   const extension = path.extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./pglite-thread${extension}`, import.meta.url);
   // Run from the sources (tsx), a thread does not inherit the loader that reads TypeScript: it
-  // registers it first (node 20).
+  // registers it first (node 20), found from here rather than from the working directory.
   const worker =
     extension === '.ts'
       ? new Worker(
-          `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
           { eval: true, workerData },
         )
       : new Worker(entry, { workerData });
@@ -141,9 +142,14 @@ export async function threadWire(dir: string, settings: string[]): Promise<Wire>
   return {
     send: (bytes, sync) => call({ bytes, sync }),
     async close() {
-      if (!stopped) await call({ close: true });
-      stop(new Error('The embedded database is closed'));
-      await worker.terminate();
+      try {
+        if (!stopped) await call({ close: true });
+      } finally {
+        // Even when PGlite's close failed: the directory's lock is released next, so nothing of
+        // this database may go on running.
+        stop(new Error('The embedded database is closed'));
+        await worker.terminate();
+      }
     },
   };
 }

@@ -111,7 +111,7 @@ export function pgliteDb(db: Wire, parsers: Parsers, release: () => void): Db {
   const notify = (channel: string) => {
     for (const handler of channels.get(channel)?.handlers ?? []) queueMicrotask(handler);
   };
-  const { queryable, transaction } = pgliteStatements(db, parsers, notify);
+  const { queryable, transaction, close } = pgliteStatements(db, parsers, notify);
   const root = queryable();
   const quoted = (channel: string) => `"${channel.replaceAll('"', '""')}"`;
   return {
@@ -160,7 +160,7 @@ export function pgliteDb(db: Wire, parsers: Parsers, release: () => void): Db {
     listening: () => EMBEDDED_LISTENING,
     async close() {
       try {
-        await db.close();
+        await close();
       } finally {
         release();
       }
