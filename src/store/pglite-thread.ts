@@ -16,7 +16,7 @@ const db = await PGlite.create(dir, {
   fsBundle: new Blob([bundle]),
 });
 
-/** What crosses to the service's thread of an error: a structured clone keeps only the message. */
+/** What crosses to the service's thread of an error: its name and message, as plain data. */
 const describe = (error: unknown) => ({
   name: (error as Error)?.name ?? 'Error',
   message: String((error as Error)?.message ?? error),
