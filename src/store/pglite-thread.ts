@@ -9,12 +9,22 @@ import { PGlite } from '@electric-sql/pglite';
 import type { ThreadReply, ThreadRequest, ThreadStart } from './pglite-wire.js';
 
 const port = parentPort!;
-const { dir, settings, module, bundle } = workerData as ThreadStart;
-const db = await PGlite.create(dir, {
-  startParams: [...PGlite.defaultStartParams, ...settings],
-  pgliteWasmModule: module,
-  fsBundle: new Blob([bundle]),
-});
+const db = await open(workerData as ThreadStart);
+
+/**
+ * PGlite opened from what the service's thread handed over. The file bundle is let go of once
+ * PGlite has unpacked it (about 6 MB, and the Blob's copy): nothing here keeps workerData's.
+ */
+async function open(start: ThreadStart) {
+  const { dir, settings, module } = start;
+  const fsBundle = new Blob([start.bundle]);
+  (start as Partial<ThreadStart>).bundle = undefined;
+  return PGlite.create(dir, {
+    startParams: [...PGlite.defaultStartParams, ...settings],
+    pgliteWasmModule: module,
+    fsBundle,
+  });
+}
 
 /** What crosses to the service's thread of an error: its name and message, as plain data. */
 const describe = (error: unknown) => ({

@@ -29,36 +29,52 @@ export interface ThreadStart {
   settings: string[];
   /** PGlite's WebAssembly, compiled once per process (shared with every thread, not copied). */
   module: WebAssembly.Module;
-  /** PGlite's file-system bundle (its share/ files), read once per process. */
+  /** PGlite's file-system bundle (its share/ files), moved to the thread. */
   bundle: ArrayBuffer;
 }
 
-let artifacts: Promise<Pick<ThreadStart, 'module' | 'bundle'>> | undefined;
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+const dist = () => path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
 
 /**
- * PGlite's WebAssembly compiled, and its file-system bundle read, once per process. A thread left
- * to load them itself compiles the module again, and V8 optimises again every function it had
- * already optimised in another thread: about 2.4 s of CPU to open a database against 0.8 for a
- * thread given them (0.6 in the service's own thread), which a test suite pays at each of its
- * ~150 boots. A failed load is not kept: the next open tries again.
+ * PGlite's WebAssembly compiled once per process. A thread left to compile it itself compiles it
+ * again, and V8 optimises again every function it had already optimised in another thread: about
+ * 2.4 s of CPU to open a database against 0.8 for a thread given it (0.6 in the service's own
+ * thread), which a test suite pays at each of its ~150 boots. A failed compile is not kept: the
+ * next open tries again.
  */
-function loadArtifacts() {
-  artifacts ??= (async () => {
-    const dist = path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
-    const [wasm, bundle] = await Promise.all([
-      readFile(path.join(dist, 'pglite.wasm')),
-      readFile(path.join(dist, 'pglite.data')),
-    ]);
-    return {
-      module: await WebAssembly.compile(wasm),
-      bundle: bundle.buffer.slice(bundle.byteOffset, bundle.byteOffset + bundle.byteLength) as ArrayBuffer,
-    };
-  })().catch((error: unknown) => {
-    artifacts = undefined;
-    throw error;
-  });
-  return artifacts;
+function compileModule() {
+  compiled ??= readFile(path.join(dist(), 'pglite.wasm'))
+    .then((wasm) => WebAssembly.compile(wasm))
+    .catch((error: unknown) => {
+      compiled = undefined;
+      throw error;
+    });
+  return compiled;
 }
+
+/**
+ * PGlite's file-system bundle (its share/ files, about 6 MB), read for each thread and moved to
+ * it rather than copied. Kept here, the process would hold for its whole life 6 MB that nothing
+ * reads after the thread has unpacked them, to save a read of a few milliseconds per open.
+ */
+async function readBundle(): Promise<ArrayBuffer> {
+  const bytes = await readFile(path.join(dist(), 'pglite.data'));
+  // A file this large is read into an ArrayBuffer of its own, never a slice of Node's pool.
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? (bytes.buffer as ArrayBuffer)
+    : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+}
+
+/**
+ * The thread's young generation, capped. Left at V8's default it grew to tens of megabytes while
+ * the thread carried the answers of a service's start, and stayed resident: idle RSS on 100,000
+ * listings was 357 to 368 MB against 299 to 337 with this cap, the same runs' list pages, single
+ * PUTs and bulks as fast or faster (bench/results/2026-11-30-embedded-rss.txt). What the thread
+ * allocates per statement is small and short-lived; the answers' bytes live outside its heap.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 export type ThreadRequest = { id: number } & (
   | { bytes: Uint8Array; sync: boolean; close?: never }
@@ -91,7 +107,8 @@ export function inProcessWire(db: PGlite): Wire {
  * and every later one is refused, saying so: nothing waits for an answer that cannot come.
  */
 export async function threadWire(dir: string, settings: string[]): Promise<Wire> {
-  const workerData = { dir, settings, ...(await loadArtifacts()) } satisfies ThreadStart;
+  const [module, bundle] = await Promise.all([compileModule(), readBundle()]);
+  const workerData = { dir, settings, module, bundle } satisfies ThreadStart;
   const extension = path.extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./pglite-thread${extension}`, import.meta.url);
   // Run from the sources (tsx), a thread does not inherit the loader that reads TypeScript: it
@@ -100,9 +117,9 @@ export async function threadWire(dir: string, settings: string[]): Promise<Wire>
     extension === '.ts'
       ? new Worker(
           `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
-          { eval: true, workerData },
+          { eval: true, workerData, transferList: [bundle], resourceLimits: THREAD_LIMITS },
         )
-      : new Worker(entry, { workerData });
+      : new Worker(entry, { workerData, transferList: [bundle], resourceLimits: THREAD_LIMITS });
   const waiting = new Map<number, { resolve: (chunks: Buffer[]) => void; reject: (error: Error) => void }>();
   let stopped: Error | undefined;
   let next = 1;
