@@ -244,11 +244,20 @@ function cpuTargets(find: (label: string, name: string) => Scenario | undefined,
       });
     }
   }
-  for (const [run, s] of peered) {
+  // The page against the peer's, over every pair the matrix measured (bench/all.ts takes three,
+  // each ours then the peer's: single runs of 10 s spread 10 to 20 %): the sums of both rates.
+  for (const name of new Set(peered.map(([, s]) => s.name))) {
+    const pairs = peered.filter(([, s]) => s.name === name).map(([, s]) => s);
+    const sum = (rates: number[]) => rates.reduce((a, b) => a + b, 0);
+    const ours = pairs.map((s) => s.service.requestsPerSecond);
+    const theirs = pairs.map((s) => s.peer!.withoutTotals.requestsPerSecond);
+    const ratio = r2(sum(ours) / sum(theirs));
+    const each = pairs.map((_, i) => `${ours[i]} ÷ ${theirs[i]}`).join(', ');
+    const totals = pairs.map((s) => s.peer!.withTotals.requestsPerSecond).join(', ');
     out.push({
-      target: `${s.name} (${run.label}) ÷ Platformatic DB without totals ≥ 1.0`,
-      measured: `${s.ratioToPeer} (${s.service.requestsPerSecond} ÷ ${s.peer!.withoutTotals.requestsPerSecond} req/s; peer with totals ${s.peer!.withTotals.requestsPerSecond})`,
-      met: s.ratioToPeer! >= 1,
+      target: `${name} (100k) ÷ Platformatic DB without totals ≥ 1.0`,
+      measured: `${ratio} (${each} req/s${pairs.length > 1 ? ', alternated' : ''}; peer with totals ${totals})`,
+      met: ratio >= 1,
     });
   }
   for (const [label, limit] of [
