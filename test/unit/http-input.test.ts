@@ -244,6 +244,23 @@ test('nesting: 64 levels are taken, 65 refused as too_deep', () => {
   assert.equal(error.issues?.[0]?.code, 'too_deep');
 });
 
+test('shape: brackets and quotes inside strings are text; escapes end no string', () => {
+  // 65 brackets inside strings, behind escaped quotes and backslashes, are no nesting.
+  const brackets = '['.repeat(MAX_DEPTH + 1);
+  assert.deepEqual(json(`["a\\\\", "\\"${brackets}", "\\\\\\"${brackets}"]`), [
+    'a\\',
+    `"${brackets}`,
+    `\\"${brackets}`,
+  ]);
+  // A name with escapes in it is named whole where a limit is breached inside it.
+  const wide = `[${'1,'.repeat(10_000)}1]`;
+  const error = refusal(() => json(`{"say \\"hi\\" \\\\":{"x":${wide}}}`));
+  assert.equal(error.issues?.[0]?.code, 'too_long');
+  assert.match(error.message, /say \\"hi\\" \\\\\.x has more than 10000 elements/);
+  // A string that never ends is JSON.parse's to report, wherever its last quote is escaped.
+  assert.equal(refusal(() => json('["abc\\"]')).code, 'INVALID_JSON');
+});
+
 test('a JSON scalar or an empty body is data too; the route decides what it needs', () => {
   assert.equal(json('5'), 5);
   assert.equal(json(' "x" '), 'x');
