@@ -18,6 +18,7 @@ export interface Projection<T> {
   columns: string;
   /** What a listing read joins to `l` for these columns; LISTING_JOINS (partner, dealer, parent) by default. */
   joins?: string;
+  /** A new object for each row, each time: callers may complete it in place (domain/locations.ts). */
   read: (row: Record<string, unknown>) => T;
 }
 
