@@ -10,7 +10,7 @@
  * BENCH_PG, default postgres://root@127.0.0.1:5432; PGlite in bench/.data/pglite-100k).
  * Results: bench/results/<date>.json, and a Markdown table on stdout for docs/benchmarks.md.
  *
- *   npm run bench                      the full matrix (20 minutes; 2 more to load datasets and 2 to install the peer once)
+ *   npm run bench                      the full matrix (over 25 minutes; datasets and the peer's install first)
  *   npm run bench -- --smoke           10k listings, 1 s per scenario: proves it runs (CI)
  */
 import { spawnSync } from 'node:child_process';

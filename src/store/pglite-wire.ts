@@ -113,13 +113,14 @@ export async function threadWire(dir: string, settings: string[]): Promise<Wire>
   const entry = new URL(`./pglite-thread${extension}`, import.meta.url);
   // Run from the sources (tsx), a thread does not inherit the loader that reads TypeScript: it
   // registers it first (node 20), found from here rather than from the working directory.
+  const options = { workerData, transferList: [bundle], resourceLimits: THREAD_LIMITS };
   const worker =
     extension === '.ts'
       ? new Worker(
           `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
-          { eval: true, workerData, transferList: [bundle], resourceLimits: THREAD_LIMITS },
+          { ...options, eval: true },
         )
-      : new Worker(entry, { workerData, transferList: [bundle], resourceLimits: THREAD_LIMITS });
+      : new Worker(entry, options);
   const waiting = new Map<number, { resolve: (chunks: Buffer[]) => void; reject: (error: Error) => void }>();
   let stopped: Error | undefined;
   let next = 1;
