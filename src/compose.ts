@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { accessCache } from './domain/access-cache.js';
 import { partnerAuthentication } from './domain/authentication.js';
 import { cursorCodec } from './domain/cursor.js';
+import { dealerLookup } from './domain/dealer-lookup.js';
 import { dealerAdmin } from './domain/dealers.js';
 import { eventRounds } from './domain/events/rounds.js';
 import { imageHealth } from './domain/images/health.js';
@@ -95,11 +96,13 @@ export function compose(
     },
   });
   const access = accessCache();
+  // The dealers partners' lists and writes name, kept with their access (forgotten with it).
+  const named = dealerLookup(dealers, access);
   // A listing as GET /listings/{id} sends it: its stored read-model JSON (store/listings/json.ts).
   const listingJson = listingJsonProjection(listingBaseUrl);
   return {
     listings: listingReads({
-      dealers,
+      dealers: { ...named, subtree: (ids) => dealers.subtree(ids) },
       listings: listingReadStore(readDb),
       cursors,
       syncHorizon,
@@ -112,7 +115,7 @@ export function compose(
     }),
     writes: listingWrites({
       db,
-      dealers,
+      dealers: named,
       store: listingWriteStore(db),
       testData: testDataStore(db),
       syncHorizon,

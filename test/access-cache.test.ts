@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { bootApp, createPartner, createTree, EXT, type TestApp, type Tree } from './helpers/app.js';
+import {
+  ALL_SCOPES,
+  bootApp,
+  createPartner,
+  createTree,
+  EXT,
+  listingBody,
+  type TestApp,
+  type Tree,
+  unique,
+} from './helpers/app.js';
 import { eventually as poll } from './helpers/eventually.js';
+import { put } from './helpers/listings-api.js';
 import { run, serverUrl } from './helpers/postgres.js';
 
 /**
@@ -101,6 +112,72 @@ test('changes made by another process are heard: a disabled partner, a dealer mo
   await eventually(async () => (await status(partner.secret)) === 401, 'the partner disabled');
   await sql('UPDATE partners SET disabled = false WHERE id = $1', [partner.id]);
   await eventually(async () => (await status(partner.secret)) === 200, 'the partner enabled');
+});
+
+test('the dealer a location code names is kept, and a code changed by another process is heard', async (t) => {
+  await poll(
+    async () => (await app.call('GET', '/readyz')).body.partnerAccess?.cached === true,
+    () => "the instance never said its partners' access is kept (/readyz partnerAccess.cached)",
+  );
+  const partner = await createPartner(app, { roots: [tree.ids.A!], scopes: ALL_SCOPES });
+  const id = tree.ids.A2!;
+  const old = tree.codes.A2!;
+  const renamed = `${old}-renamed`;
+  const byCode = (code: string) => status(partner.secret, `/listings?status=all&locationCode=${code}`);
+  const recode = (code: string) =>
+    sql('UPDATE dealer_profiles SET location_code = $1 WHERE id = $2', [code, id]);
+
+  // Kept: re-coded and back with the notification off, the old code still names A2 for this
+  // instance (read per request, it would name nothing in between). As in the first test, the
+  // partner's creation may be heard after the cache is filled: then try again.
+  for (let attempt = 1; ; attempt++) {
+    assert.equal(await byCode(old), 200);
+    await sql('ALTER TABLE dealer_profiles DISABLE TRIGGER dealer_tree_changed');
+    let served: number;
+    try {
+      await recode(renamed);
+      served = await byCode(old);
+    } finally {
+      await recode(old);
+      await sql('ALTER TABLE dealer_profiles ENABLE TRIGGER dealer_tree_changed');
+    }
+    if (served === 200) {
+      t.diagnostic(`kept on try ${attempt}`);
+      break;
+    }
+    assert.ok(attempt < 5, `five tries and the code was never kept (the last answer: ${served})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  // Heard: a new code from another process (migration 035) retires the old one for lists and
+  // writes alike, within moments, not at the cache's TTL.
+  await recode(renamed);
+  try {
+    await eventually(async () => (await byCode(old)) === 403, 'the old code retired');
+    assert.equal(await byCode(renamed), 200);
+    const refused = await put(
+      app,
+      partner.secret,
+      unique('recoded'),
+      listingBody({ dealerLocationCode: old }),
+    );
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.error.code, 'PROFILE_FORBIDDEN');
+    const written = await put(
+      app,
+      partner.secret,
+      unique('recoded'),
+      listingBody({ dealerLocationCode: renamed }),
+    );
+    assert.equal(written.status, 201, written.text);
+    const read = await app.call('GET', `${EXT}/listings/${written.body.data.listingId}`, {
+      secret: partner.secret,
+    });
+    assert.equal(read.body.data.dealerProfileId, id, read.text);
+  } finally {
+    await recode(old);
+  }
+  await eventually(async () => (await byCode(old)) === 200, 'the old code back');
 });
 
 test('with the listening connection gone nothing is kept, and once it is back the cache serves again', {

@@ -134,3 +134,62 @@ test('turning listening on or off forgets what was kept', async () => {
   await cache.through('k', load);
   assert.equal(load.calls, 2);
 });
+
+/** A batch loader over a fixed table that records which keys each call asked for. */
+const batchLoader = (table: Record<string, string>) => {
+  const asked: string[][] = [];
+  const load = async (missing: string[]) => {
+    asked.push(missing);
+    return new Map(missing.filter((k) => k in table).map((k) => [k, table[k]!]));
+  };
+  return { load, asked };
+};
+
+test('throughMany asks only for the keys not kept, once each, and keeps what it found', async () => {
+  const cache = accessCache();
+  cache.setLive(true);
+  const { load, asked } = batchLoader({ a: '1', b: '2', c: '3' });
+  assert.deepEqual(
+    [...(await cache.throughMany('p:', ['a', 'b', 'a', 'x'], load))],
+    [
+      ['a', '1'],
+      ['b', '2'],
+    ],
+  );
+  const second = await cache.throughMany('p:', ['b', 'c', 'x'], load);
+  assert.deepEqual(Object.fromEntries(second), { b: '2', c: '3' });
+  // "x" names nothing: asked again each time (something created since is found at once).
+  assert.deepEqual(asked, [
+    ['a', 'b', 'x'],
+    ['c', 'x'],
+  ]);
+  // Prefixes keep kinds of key apart; through() shares the store.
+  await cache.throughMany('q:', ['a'], load);
+  assert.deepEqual(asked.at(-1), ['a']);
+  assert.equal(await cache.through('p:a', async () => 'unused'), '1');
+});
+
+test('throughMany keeps nothing loaded across a forget, nor while changes are not heard', async () => {
+  const cache = accessCache();
+  const { load, asked } = batchLoader({ a: '1' });
+  await cache.throughMany('p:', ['a'], load);
+  await cache.throughMany('p:', ['a'], load);
+  assert.equal(asked.length, 2, 'not live: nothing kept');
+
+  cache.setLive(true);
+  let release: () => void = () => {};
+  const slow = async (missing: string[]) => {
+    await new Promise<void>((resolve) => (release = resolve));
+    return load(missing);
+  };
+  const pending = cache.throughMany('p:', ['a'], slow);
+  cache.forget();
+  release();
+  assert.deepEqual(Object.fromEntries(await pending), { a: '1' });
+  await cache.throughMany('p:', ['a'], load);
+  assert.equal(asked.length, 4, 'the load that raced the forget was not kept');
+  await cache.throughMany('p:', ['a'], load);
+  assert.equal(asked.length, 4, 'the next one was');
+  assert.deepEqual(Object.fromEntries(await cache.throughMany('p:', [], load)), {});
+  assert.equal(asked.length, 4, 'no keys: nothing asked');
+});

@@ -5,6 +5,7 @@ import type { StoredListing } from '../../store/listings/rows.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type Access, assertInScope, inScope, type Mode, modeOf, narrow } from '../access.js';
 import { type CursorCodec, filterParts, fingerprint, invalidCursor } from '../cursor.js';
+import type { DealerLookup } from '../dealer-lookup.js';
 import { profileForbidden } from '../errors.js';
 import { messages } from '../messages.js';
 
@@ -12,7 +13,8 @@ export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
 
 interface ListingReadDeps {
-  dealers: Pick<DealerStore, 'existing' | 'subtree' | 'idsByCodes'>;
+  /** Dealers named by id or location code (kept by the instance), and a profile's subtree. */
+  dealers: DealerLookup & Pick<DealerStore, 'subtree'>;
   listings: ListingReadStore;
   cursors: CursorCodec;
   syncHorizon: Pick<SyncHorizonStore, 'current'>;

@@ -1,14 +1,15 @@
 import type { Db, Projection } from '../../../store/db.js';
-import type { DealerStore } from '../../../store/dealers.js';
 import type { ListingWriteStore } from '../../../store/listings/writes.js';
 import type { SyncHorizonStore } from '../../../store/sync-horizon.js';
 import type { TestDataStore } from '../../../store/test-data.js';
+import type { DealerLookup } from '../../dealer-lookup.js';
 import type { ListingBodySchema } from '../items.js';
 
 /** What writing listings needs: the stores it touches and the bound on its transactions. */
 export interface ListingWriteDeps {
   db: Pick<Db, 'transaction'>;
-  dealers: Pick<DealerStore, 'existing' | 'idsByCodes'>;
+  /** The dealers items name, by id or location code. */
+  dealers: DealerLookup;
   store: ListingWriteStore;
   /** A test write's size check (docs/test-mode.md). */
   testData: Pick<TestDataStore, 'lockAndCount'>;
