@@ -115,6 +115,18 @@ test('enumKey: accents dropped, case folded, spaces and dashes become one unders
   assert.equal(enumKey('Sans-Plomb'), 'sans_plomb');
 });
 
+test('every value is its own key, so matchEnum may take a value as sent without normalizing it', () => {
+  let values = 0;
+  for (const [name, spec] of Object.entries(ENUMS) as [EnumName, (typeof ENUMS)[EnumName]][]) {
+    for (const value of spec.values as readonly string[]) {
+      assert.equal(enumKey(value), value, `${name}: ${value}`);
+      assert.equal(matchEnum(name, value), value);
+      values++;
+    }
+  }
+  assert.ok(values > 50, `only ${values} values`);
+});
+
 test('matchEnum: a value without its underscores, aliases with digits, nothing else', () => {
   assert.equal(matchEnum('emissionClass', 'Euro 6d-TEMP'), 'euro6d_temp');
   assert.equal(matchEnum('emissionClass', 'EURO6DTEMP'), 'euro6d_temp');

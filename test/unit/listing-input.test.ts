@@ -86,3 +86,38 @@ test('a reference: 1 to 128 visible characters, no control characters, no outer 
     assert.ok(!isValidReference(bad), JSON.stringify(bad));
   }
 });
+
+test('firstRegistration: exactly the days of the calendar up to today, as Date reads them', () => {
+  // The rule counts days by arithmetic; Date, parsing and printing back, is the reference.
+  const isDay = (iso: string) => {
+    const date = new Date(`${iso}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === iso;
+  };
+  const years = ['0000', '0004', '0100', '1900', '1999', '2000', '2023', '2024', '2025', '2026', '2100'];
+  const months = ['00', '01', '02', '04', '06', '09', '11', '12', '13'];
+  const days = ['00', '01', '15', '28', '29', '30', '31', '32', '99'];
+  let checked = 0;
+  for (const y of years)
+    for (const m of months) {
+      for (const d of [...days.map((d) => `-${d}`), '']) {
+        const text = `${y}-${m}${d}`;
+        const iso = d ? text : `${text}-01`;
+        const expected = !isDay(iso)
+          ? ['firstRegistration: must be a date YYYY-MM or YYYY-MM-DD']
+          : iso > '2026-06-15'
+            ? ['firstRegistration: must not be in the future']
+            : [];
+        assert.deepEqual(issuesOf({ title: 'x', firstRegistration: text }), expected, text);
+        if (expected.length === 0)
+          assert.equal(schema.parse({ title: 'x', firstRegistration: ` ${text} ` }).firstRegistration, iso);
+        checked++;
+      }
+    }
+  assert.equal(checked, years.length * months.length * (days.length + 1));
+  // Today is not the future; tomorrow is.
+  assert.deepEqual(issuesOf({ title: 'x', firstRegistration: '2026-06-15' }), []);
+  assert.deepEqual(issuesOf({ title: 'x', firstRegistration: '2026-06-16' }), [
+    'firstRegistration: must not be in the future',
+  ]);
+  assert.match(issuesOf({ title: 'x', firstRegistration: '2019-4-01' })[0]!, /YYYY-MM or YYYY-MM-DD/);
+});

@@ -221,47 +221,40 @@ export interface ListingWrite {
   dealer: { id: string } | { code: string } | undefined;
 }
 
+const FIELD_NAMES = LISTING_FIELDS.map(([field]) => field);
+
 /** Folds aliases and the nested location into the flat write shape; canonical names win. */
 export function toListingWrite(body: ListingBody): ListingWrite {
   const location = body.location ?? {};
-  const images = (body.images ?? [])
-    .map((img, i) =>
-      typeof img === 'string' ? { url: img, position: i } : { url: img.url, position: img.position ?? i },
-    )
-    .sort((a, b) => a.position - b.position)
-    .map((img) => img.url);
-  const features = dedupe(
+  // A plain loop and `??` chains: this runs for every item of a bulk (100 a request), where
+  // Object.fromEntries and a variadic pick cost 6.7 µs an item (bench/results/
+  // 2026-11-30-bulk-input.txt).
+  const given = body as Record<string, unknown>;
+  // Every field is the body's value, or null when left out (replace semantics)...
+  const values = {} as Record<ListingFieldName, unknown>;
+  for (const field of FIELD_NAMES) values[field] = given[field] ?? null;
+  // ...except these, which fold aliases, the nested location and defaults.
+  values.currency = body.currency ?? 'EUR';
+  values.conditionTags = dedupe(
+    (body.conditionTags ?? []).filter((t): t is string => !!t),
+    (t) => t,
+  );
+  values.historyReportUrl =
+    body.historyReportUrl ??
+    body.historyReport ??
+    body.history_report_url ??
+    body.historyReportNumber ??
+    null;
+  values.postalCode = body.postalCode ?? location.postalCode ?? null;
+  values.city = body.city ?? location.city ?? null;
+  values.province = body.province ?? location.province ?? null;
+  values.latitude = body.latitude ?? location.latitude ?? null;
+  values.longitude = body.longitude ?? location.longitude ?? null;
+  values.images = imageUrls(body.images ?? []);
+  values.features = dedupe(
     body.features ?? [],
     (f) => `${f.category.toLowerCase()}\u0000${f.name.toLowerCase()}`,
   );
-  const pick = <T>(...values: (T | null | undefined)[]) =>
-    values.find((v) => v !== undefined && v !== null) ?? null;
-  // Every field is the body's value, or null when left out (replace semantics), except these,
-  // which fold aliases, the nested location and defaults.
-  const folded: Partial<Record<ListingFieldName, unknown>> = {
-    currency: body.currency ?? 'EUR',
-    conditionTags: dedupe(
-      (body.conditionTags ?? []).filter((t): t is string => !!t),
-      (t) => t,
-    ),
-    historyReportUrl: pick(
-      body.historyReportUrl,
-      body.historyReport,
-      body.history_report_url,
-      body.historyReportNumber,
-    ),
-    postalCode: pick(body.postalCode, location.postalCode),
-    city: pick(body.city, location.city),
-    province: pick(body.province, location.province),
-    latitude: pick(body.latitude, location.latitude),
-    longitude: pick(body.longitude, location.longitude),
-    images,
-    features,
-  };
-  const given = body as Record<string, unknown>;
-  const values = Object.fromEntries(
-    LISTING_FIELDS.map(([field]) => [field, field in folded ? folded[field] : (given[field] ?? null)]),
-  ) as Record<ListingFieldName, unknown>;
   return {
     values,
     status: (body.status ?? undefined) as Status | undefined,
@@ -271,6 +264,18 @@ export function toListingWrite(body: ListingBody): ListingWrite {
         ? { code: body.dealerLocationCode }
         : undefined,
   };
+}
+
+/** Image URLs in their positions' order (an image's position defaults to its index). */
+function imageUrls(images: NonNullable<ListingBody['images']>): string[] {
+  // Plain URLs, the usual form, are in order already.
+  if (images.every((img) => typeof img === 'string')) return images as string[];
+  return images
+    .map((img, i) =>
+      typeof img === 'string' ? { url: img, position: i } : { url: img.url, position: img.position ?? i },
+    )
+    .sort((a, b) => a.position - b.position)
+    .map((img) => img.url);
 }
 
 function dedupe<T>(items: T[], key: (item: T) => string): T[] {
