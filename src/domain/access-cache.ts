@@ -35,7 +35,8 @@ export interface AccessCache {
 
 export function accessCache(options: { ttlMs?: number; maxEntries?: number } = {}): AccessCache {
   const ttlMs = options.ttlMs ?? 60_000;
-  const maxEntries = options.maxEntries ?? 10_000;
+  // Partners' secrets and root sets are few; dealers named by writes are up to every profile.
+  const maxEntries = options.maxEntries ?? 100_000;
   const entries = new Map<string, { value: unknown; at: number }>();
   let generation = 0;
   let live = false;
