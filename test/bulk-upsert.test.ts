@@ -140,6 +140,36 @@ describe('POST /listings/bulk-upsert: items', () => {
     assert.ok(surrogate);
   });
 
+  test('words every object has and the year 0000 are refused at their field, never a failed batch', async () => {
+    // Found by review (2026-11-30): "constructor" matched Object's own property as an alias, and
+    // 0000-01-01 passed as a day though PostgreSQL has no year 0: either failed the whole insert.
+    const [ok, proto, zero, month] = [ref('ok'), ref('proto'), ref('zero'), ref('zero-month')];
+    const data = await bulkOk(
+      [
+        item(ok, { fuelType: 'petrol', firstRegistration: '0001-01-01' }),
+        item(proto, { fuelType: 'constructor', bodyType: '__proto__', transmission: 'toString' }),
+        item(zero, { firstRegistration: '0000-01-01' }),
+        item(month, { firstRegistration: '0000-02' }),
+      ],
+      1,
+      3,
+    );
+    assert.deepEqual(
+      data.errors.map((e: any) => [e.index, e.code, e.issues.map((i: any) => i.path).sort()]),
+      [
+        [1, 'VALIDATION_FAILED', ['bodyType', 'fuelType', 'transmission']],
+        [2, 'VALIDATION_FAILED', ['firstRegistration']],
+        [3, 'VALIDATION_FAILED', ['firstRegistration']],
+      ],
+    );
+    assert.match(
+      data.errors[0].issues.find((i: any) => i.path === 'fuelType').message,
+      /"constructor" is not allowed/,
+    );
+    const got = await getListing(app, secret, data.results[0].listingId);
+    assert.deepEqual([got.fuelType, got.firstRegistration], ['petrol', '0001-01-01']);
+  });
+
   test('canonical names win: an externalReference sent as null is refused, not replaced by the alias', async () => {
     const alias = ref('alias');
     const data = await bulkOk(

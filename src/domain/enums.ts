@@ -369,20 +369,30 @@ export function enumKey(raw: string): string {
  */
 export function refusalOf(name: EnumName, raw: string): string | undefined {
   const refused = (ENUMS[name] as { refused?: Record<string, string> }).refused;
-  return refused?.[enumKey(raw)];
+  if (!refused) return undefined;
+  const key = enumKey(raw);
+  // Own words only: "constructor" is no refusal (nor, below, an alias) of any enumeration.
+  return Object.hasOwn(refused, key) ? refused[key] : undefined;
+}
+
+/**
+ * Whether `raw` is exactly one of the values: most feeds send the value itself, which is its own
+ * key (a unit test holds every value to that), so it needs no normalizing (bench/results/
+ * 2026-11-30-bulk-input.txt: enumKey was 3 % of a listing's validation).
+ */
+export function isValue(name: EnumName, raw: string): boolean {
+  return (ENUMS[name].values as readonly string[]).includes(raw);
 }
 
 /** The canonical value for `raw`, or undefined when it is neither a value nor an alias. */
 export function matchEnum(name: EnumName, raw: string): string | undefined {
+  if (isValue(name, raw)) return raw;
   const spec = ENUMS[name];
-  // Most feeds send the value itself, which is its own key (a unit test holds every value to
-  // that): found without normalizing, a third of a bulk's enum work (bench/results/
-  // 2026-11-30-bulk-input.txt).
-  if ((spec.values as readonly string[]).includes(raw)) return raw;
   const key = enumKey(raw);
   if ((spec.values as readonly string[]).includes(key)) return key;
   const compact = key.replace(/_/g, '');
   const byCompact = (spec.values as readonly string[]).find((v) => v.replace(/_/g, '') === compact);
   if (byCompact) return byCompact;
-  return (spec.aliases as Record<string, string>)[key];
+  const aliases = spec.aliases as Record<string, string>;
+  return Object.hasOwn(aliases, key) ? aliases[key] : undefined;
 }

@@ -127,6 +127,19 @@ test('every value is its own key, so matchEnum may take a value as sent without 
   assert.ok(values > 50, `only ${values} values`);
 });
 
+test("the names every object has are no enumeration's values, aliases or refusals", () => {
+  for (const name of Object.keys(ENUMS) as EnumName[]) {
+    for (const word of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      assert.equal(matchEnum(name, word), undefined, `${name}: ${word}`);
+      assert.equal(refusalOf(name, word), undefined, `${name}: ${word}`);
+    }
+    // No refused word is a value (nor an alias): enumField may take a value before asking for a refusal.
+    const words = (ENUMS[name] as { refused?: Record<string, string> }).refused ?? {};
+    for (const word of Object.keys(words)) assert.equal(matchEnum(name, word), undefined, word);
+  }
+  assert.match(refused(enumField('fuelType'), 'constructor').message, /"constructor" is not allowed/);
+});
+
 test('matchEnum: a value without its underscores, aliases with digits, nothing else', () => {
   assert.equal(matchEnum('emissionClass', 'Euro 6d-TEMP'), 'euro6d_temp');
   assert.equal(matchEnum('emissionClass', 'EURO6DTEMP'), 'euro6d_temp');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENUMS, type EnumName, matchEnum, refusalOf } from '../enums.js';
+import { ENUMS, type EnumName, isValue, matchEnum, refusalOf } from '../enums.js';
 import { messages } from '../messages.js';
 import { C1_CLASS, isStorableText, STORABLE_MESSAGE, UNSTORABLE_CLASS } from '../text.js';
 
@@ -142,6 +142,8 @@ export function enumField(name: EnumName) {
     .string({ error: `must be a string, one of: ${allowed}` })
     .transform((raw, ctx) => {
       if (raw.trim() === '') return null;
+      // A value sent exactly as it is needs no refusal check: no refused word is a value.
+      if (isValue(name, raw)) return raw;
       const refusal = refusalOf(name, raw);
       if (refusal) {
         ctx.addIssue({
@@ -261,7 +263,8 @@ export function firstRegistration(today: () => Date) {
       const [year, month, day] = match ? [+match[1]!, +match[2]!, match[3] ? +match[3] : 1] : [0, 0, 0];
       // A day of the calendar by arithmetic: a Date parsed and printed back for each item cost a
       // tenth of a bulk's validation (bench/results/2026-11-30-bulk-input.txt).
-      if (!match || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) {
+      // Year 0000 is none: the calendar goes from 1 BC to AD 1, and PostgreSQL refuses it.
+      if (!match || year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) {
         ctx.addIssue({ code: 'custom', message: 'must be a date YYYY-MM or YYYY-MM-DD' });
         return z.NEVER;
       }
