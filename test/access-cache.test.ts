@@ -128,20 +128,25 @@ test('the dealer a location code names is kept, and a code changed by another pr
     sql('UPDATE dealer_profiles SET location_code = $1 WHERE id = $2', [code, id]);
 
   // Kept: re-coded and back with the notification off, the old code still names A2 for this
-  // instance (read per request, it would name nothing in between). As in the first test, the
+  // instance's lists and writes (read per request, it would name nothing in between). As in the first test, the
   // partner's creation may be heard after the cache is filled: then try again.
   for (let attempt = 1; ; attempt++) {
     assert.equal(await byCode(old), 200);
     await sql('ALTER TABLE dealer_profiles DISABLE TRIGGER dealer_tree_changed');
     let served: number;
+    let written: { status: number; text: string } | undefined;
     try {
       await recode(renamed);
       served = await byCode(old);
+      // A write resolves its dealer through the same kept codes.
+      if (served === 200)
+        written = await put(app, partner.secret, unique('kept'), listingBody({ dealerLocationCode: old }));
     } finally {
       await recode(old);
       await sql('ALTER TABLE dealer_profiles ENABLE TRIGGER dealer_tree_changed');
     }
     if (served === 200) {
+      assert.equal(written?.status, 201, written?.text);
       t.diagnostic(`kept on try ${attempt}`);
       break;
     }

@@ -4,26 +4,28 @@
  * so a request does not ask the database for them each time: two statements of a list page's
  * five, one of a write's.
  *
- * Correctness rests on forgetting, never on time: every change to partners, secrets or the dealer
- * tree notifies every instance when it commits (migration 009), and the instance that made it
- * forgets at once (before answering the operator). While notifications may be missed (the
- * listening connection is down) nothing is kept. A load that began before a forget is not kept
- * either (it may have read the old state). The TTL only bounds what a lost notification could
- * cost, in a failure the listener did not see.
+ * Correctness rests on forgetting, never on time: every change to partners, secrets, the dealer
+ * tree or a location code notifies every instance when it commits (migrations 009 and 035), and
+ * the instance that made it forgets at once (before answering the operator). While notifications
+ * may be missed (the listening connection is down) nothing is kept. A load that began before a
+ * forget is not kept either (it may have read the old state). The TTL only bounds what a lost
+ * notification could cost, in a failure the listener did not see.
  */
-/** The notification channel the triggers of migration 009 send on. */
+/** The notification channel the triggers of migrations 009 and 035 send on. */
 export const ACCESS_CHANNEL = 'forecourt_access';
 
 export interface AccessCache {
   /** The value kept under `key`, or `load`'s (kept when `keep` says so and nothing was forgotten meanwhile). */
   through<T>(key: string, load: () => Promise<T>, keep?: (value: T) => boolean): Promise<T>;
   /**
-   * The values kept under `prefix` + each key, and `load`'s for the keys not kept, asked for in
-   * one call (a batch's dealers in one statement). What `load` finds is kept as `through` keeps;
-   * a key it does not find is not (it is asked again next time).
+   * The values of one `kind` kept under each key, and `load`'s for the keys not kept, asked for
+   * in one call (a batch's dealers in one statement). What `load` finds is kept as `through`
+   * keeps; a key it does not find is not (it is asked again next time). Each kind is kept and
+   * bounded apart from the others and from `through`'s keys: a dealer tree of any size never
+   * pushes partners' secrets out.
    */
   throughMany<T>(
-    prefix: string,
+    kind: string,
     keys: readonly string[],
     load: (missing: string[]) => Promise<Map<string, T>>,
   ): Promise<Map<string, T>>;
@@ -35,43 +37,45 @@ export interface AccessCache {
 
 export function accessCache(options: { ttlMs?: number; maxEntries?: number } = {}): AccessCache {
   const ttlMs = options.ttlMs ?? 60_000;
-  // Partners' secrets and root sets are few; dealers named by writes are up to every profile.
+  // Each map's bound: partners' secrets and root sets are few; a kind of dealer key holds at most
+  // one entry per profile. The bound is a guard, not a policy.
   const maxEntries = options.maxEntries ?? 100_000;
-  const entries = new Map<string, { value: unknown; at: number }>();
+  type Entries = Map<string, { value: unknown; at: number }>;
+  const entries: Entries = new Map();
+  const kinds = new Map<string, Entries>();
   let generation = 0;
   let live = false;
   const forget = () => {
     generation++;
     entries.clear();
+    kinds.clear();
   };
-  const fresh = (key: string) => {
-    const entry = entries.get(key);
+  const fresh = (map: Entries | undefined, key: string) => {
+    const entry = map?.get(key);
     return entry && performance.now() - entry.at < ttlMs ? entry : undefined;
   };
-  const keep = (key: string, value: unknown) => {
-    // Entries are partners' secrets, root sets and dealers' codes: bounded by what exists. The
-    // bound is a guard, not a policy.
-    if (entries.size >= maxEntries) entries.clear();
-    entries.set(key, { value, at: performance.now() });
+  const keep = (map: Entries, key: string, value: unknown) => {
+    if (map.size >= maxEntries) map.clear();
+    map.set(key, { value, at: performance.now() });
   };
   return {
     async through<T>(key: string, load: () => Promise<T>, keepIf: (value: T) => boolean = () => true) {
-      const entry = fresh(key);
+      const entry = fresh(entries, key);
       if (entry) return entry.value as T;
       const before = generation;
       const value = await load();
-      if (live && generation === before && keepIf(value)) keep(key, value);
+      if (live && generation === before && keepIf(value)) keep(entries, key, value);
       return value;
     },
     async throughMany<T>(
-      prefix: string,
+      kind: string,
       keys: readonly string[],
       load: (missing: string[]) => Promise<Map<string, T>>,
     ) {
       const found = new Map<string, T>();
       const missing: string[] = [];
       for (const key of new Set(keys)) {
-        const entry = fresh(prefix + key);
+        const entry = fresh(kinds.get(kind), key);
         if (entry) found.set(key, entry.value as T);
         else missing.push(key);
       }
@@ -79,9 +83,11 @@ export function accessCache(options: { ttlMs?: number; maxEntries?: number } = {
       const before = generation;
       const loaded = await load(missing);
       const kept = live && generation === before;
+      const map: Entries = kinds.get(kind) ?? new Map();
+      if (kept) kinds.set(kind, map);
       for (const [key, value] of loaded) {
         found.set(key, value);
-        if (kept) keep(prefix + key, value);
+        if (kept) keep(map, key, value);
       }
       return found;
     },

@@ -23,7 +23,7 @@ export function dealerLookup(
 ): DealerLookup {
   return {
     async existing(ids) {
-      const known = await cache.throughMany('dealer-id:', ids, async (missing) => {
+      const known = await cache.throughMany('dealer-id', ids, async (missing) => {
         const found = await dealers.existing(missing);
         return new Map([...found].map((id) => [id, true]));
       });
@@ -33,7 +33,7 @@ export function dealerLookup(
       // Keys are lower-cased as the callers look them up; the store's map is keyed by the
       // database's lower(), the same for the ASCII a code is made of (POST /dealers refuses else).
       return cache.throughMany(
-        'dealer-code:',
+        'dealer-code',
         codes.map((code) => code.toLowerCase()),
         (missing) => dealers.idsByCodes(missing),
       );

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { accessCache } from '../../src/domain/access-cache.js';
+import { dealerLookup } from '../../src/domain/dealer-lookup.js';
 import { generateSecret, hashSecret, isWellFormedSecret, safeEqual } from '../../src/domain/secrets.js';
 
 // Partner secrets (fc_, 40 random base62 characters, a CRC32 checksum) and the per-instance cache
@@ -163,10 +164,18 @@ test('throughMany asks only for the keys not kept, once each, and keeps what it 
     ['a', 'b', 'x'],
     ['c', 'x'],
   ]);
-  // Prefixes keep kinds of key apart; through() shares the store.
+  // Kinds are kept apart from each other and from through()'s keys...
   await cache.throughMany('q:', ['a'], load);
   assert.deepEqual(asked.at(-1), ['a']);
-  assert.equal(await cache.through('p:a', async () => 'unused'), '1');
+  assert.equal(await cache.through('a', async () => 'through'), 'through');
+  // ...and bounded apart: a kind filling up does not push out another's entries.
+  const small = accessCache({ maxEntries: 2 });
+  small.setLive(true);
+  const secrets = counting('secret');
+  await small.through('s', secrets);
+  await small.throughMany('d', ['a', 'b', 'c'], load);
+  await small.through('s', secrets);
+  assert.equal(secrets.calls, 1);
 });
 
 test('throughMany keeps nothing loaded across a forget, nor while changes are not heard', async () => {
@@ -192,4 +201,35 @@ test('throughMany keeps nothing loaded across a forget, nor while changes are no
   assert.equal(asked.length, 4, 'the next one was');
   assert.deepEqual(Object.fromEntries(await cache.throughMany('p:', [], load)), {});
   assert.equal(asked.length, 4, 'no keys: nothing asked');
+});
+
+test('dealerLookup asks the store once for each id and code that names a profile, in any letter case', async () => {
+  const cache = accessCache();
+  cache.setLive(true);
+  const asked: string[][] = [];
+  const profiles = new Map([['g1-a', 'id-1']]);
+  const lookup = dealerLookup(
+    {
+      async existing(ids) {
+        asked.push(['existing', ...ids]);
+        return new Set(ids.filter((id) => id === 'id-1'));
+      },
+      async idsByCodes(codes) {
+        asked.push(['codes', ...codes]);
+        return new Map(codes.flatMap((c) => (profiles.has(c) ? [[c, profiles.get(c)!] as const] : [])));
+      },
+    },
+    cache,
+  );
+  assert.deepEqual([...(await lookup.idsByCodes(['G1-A', 'g1-a', 'none']))], [['g1-a', 'id-1']]);
+  assert.deepEqual([...(await lookup.idsByCodes(['G1-a']))], [['g1-a', 'id-1']]);
+  assert.deepEqual([...(await lookup.existing(['id-1', 'id-x']))], ['id-1']);
+  assert.deepEqual([...(await lookup.existing(['id-1']))], ['id-1']);
+  assert.deepEqual(asked, [
+    ['codes', 'g1-a', 'none'],
+    ['existing', 'id-1', 'id-x'],
+  ]);
+  cache.forget();
+  await lookup.idsByCodes(['g1-a']);
+  assert.deepEqual(asked.at(-1), ['codes', 'g1-a'], 'forgotten: asked again');
 });
