@@ -128,6 +128,36 @@ const SHAPES: Shape[] = [
       `{${listing(`"images":[${Array.from({ length: 10_000 }, (_, i) => `"https://img.example/${String(i).padStart(480, 'x')}.jpg"`).join(',')}]`)}}`,
   },
   {
+    // Found 2026-11-30: normalizing an enumeration's text backtracked through a run of white
+    // space at every position (a second for 20,000 spaces, hours for 5 MiB).
+    name: 'an enumeration: two letters around 5 MiB of spaces (fuelType)',
+    method: 'PUT',
+    path: `${API}/listings/hb-enum`,
+    body: () => `{${listing(`"fuelType":"a${' '.repeat(ROOM - 200)}b"`)}}`,
+  },
+  {
+    // The same in the URL patterns: 6 ms for each 2 kB URL, on every image of a bulk.
+    name: 'bulk: 100 items of 25 image URLs of 2,000 spaces each',
+    method: 'POST',
+    path: `${API}/listings/bulk-upsert`,
+    body: (run) =>
+      JSON.stringify(
+        Array.from({ length: 100 }, (_, j) => ({
+          externalReference: `hb-url-${run}-${j}`,
+          title: 'Volkswagen Golf',
+          price: 19950,
+          dealerLocationCode: 'HB-ROOT',
+          images: Array.from({ length: 25 }, (_, i) => `https://img.example/${' '.repeat(2000)}${i}.jpg`),
+        })),
+      ),
+  },
+  {
+    name: 'a history report URL: 5 MiB of spaces after its host',
+    method: 'PUT',
+    path: `${API}/listings/hb-history`,
+    body: () => `{${listing(`"historyReportUrl":"https://www.car-pass.be/${' '.repeat(ROOM - 300)}x"`)}}`,
+  },
+  {
     name: 'one string of 5 MiB (description)',
     method: 'PUT',
     path: `${API}/listings/hb-string`,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { enumKey } from '../../src/domain/enums.js';
 import { isValidReference, listingBodySchema, toListingWrite } from '../../src/domain/listings/input.js';
+import { prepare } from '../../src/domain/listings/items.js';
 
 // The listing write shape as pure rules: what a body becomes, and what it is refused for.
 const schema = listingBodySchema({
@@ -123,4 +125,69 @@ test('firstRegistration: exactly the days of the calendar up to today, as Date r
     'firstRegistration: must not be in the future',
   ]);
   assert.match(issuesOf({ title: 'x', firstRegistration: '2019-4-01' })[0]!, /YYYY-MM or YYYY-MM-DD/);
+});
+
+test('enumerations: white space runs count as one space; a text longer than any alias is refused unread', () => {
+  assert.equal(enumKey('Benzine \t +  LPG'), 'benzine/lpg');
+  assert.equal(enumKey('Essence   et\u00a0 GPL'), 'essence/gpl');
+  assert.equal(enumKey('  Plug -  in   Hybride '), 'plug_in_hybride');
+  assert.deepEqual(issuesOf({ title: 'x', fuelType: ' Benzine   /  LPG ' }), []);
+  // A run of 100,000 spaces: refused at its field (before the change, normalizing it took minutes).
+  const long = `a${' '.repeat(100_000)}b`;
+  assert.deepEqual(issuesOf({ title: 'x', fuelType: long }).length, 1);
+  assert.match(
+    issuesOf({ title: 'x', fuelType: long })[0]!,
+    /^fuelType: "a {49}" is not allowed; allowed: petrol/,
+  );
+});
+
+test('URLs: trimmed, then bounded in characters and in UTF-8 bytes; a history report URL as it is kept', () => {
+  const url = (path: string) => `https://img.example.com/${path}`;
+  assert.deepEqual(issuesOf({ title: 'x', images: [` ${url('a.jpg')}\n`] }), []);
+  assert.deepEqual(issuesOf({ title: 'x', images: [url('x'.repeat(2048 - url('').length))] }), []);
+  assert.deepEqual(issuesOf({ title: 'x', images: [url('x'.repeat(2049 - url('').length))] }), [
+    'images.0: must be at most 2048 characters',
+  ]);
+  // 700 characters, 2,100 bytes: PostgreSQL's index of image URLs would refuse past 2,704.
+  assert.deepEqual(issuesOf({ title: 'x', images: [url('中'.repeat(700))] }), [
+    'images.0: must be at most 2048 bytes in UTF-8',
+  ]);
+  assert.deepEqual(issuesOf({ title: 'x', images: [{ url: url(`a${' '.repeat(3000)}b`) }] }), [
+    'images.0.url: must be at most 2048 characters',
+  ]);
+  assert.deepEqual(issuesOf({ title: 'x', images: [url('a\tb.jpg')] }), [
+    'images.0: must be an http(s) URL without control characters',
+  ]);
+  // Kept percent-encoded: 1,000 "é" are 6,000 characters once kept.
+  assert.deepEqual(
+    issuesOf({ title: 'x', historyReportUrl: `https://www.car-pass.be/${'é'.repeat(1000)}` }),
+    ['historyReportUrl: must be at most 2048 characters once percent-encoded'],
+  );
+  assert.equal(
+    schema.parse({ title: 'x', historyReportUrl: ` https://www.car-pass.be/r/${'é'.repeat(10)} ` })
+      .historyReportUrl,
+    `https://www.car-pass.be/r/${'%C3%A9'.repeat(10)}`,
+  );
+  assert.deepEqual(issuesOf({ title: 'x', historyReportUrl: `${' '.repeat(5000)}x` }), [
+    'historyReportUrl: must be an https URL on www.car-pass.be, or an 11-digit certificate number',
+  ]);
+});
+
+test("an image's read-only check is not the listing's text: a listing read back is taken back", () => {
+  const check = { state: 'ok', contentType: 'image/jpeg\u0085', problem: { message: 'odd\u009f' } };
+  const item = {
+    index: 0,
+    reference: 'r1',
+    body: { title: 'x', images: [{ url: 'https://img.example.com/1.jpg', check }] },
+  };
+  const prepared = prepare(schema, item);
+  assert.ok('write' in prepared, JSON.stringify(prepared));
+  assert.deepEqual(prepared.write.values.images, ['https://img.example.com/1.jpg']);
+  // The listing's own text still is: a C1 character in the URL or the title is refused.
+  const refused = prepare(schema, {
+    ...item,
+    body: { title: 'x\u0085', images: [{ url: 'https://img.example.com/\u0085' }] },
+  });
+  assert.ok('issues' in refused && refused.issues, JSON.stringify(refused));
+  assert.deepEqual([...new Set(refused.issues.map((i) => i.path))].sort(), ['images.0.url', 'title']);
 });

@@ -557,7 +557,7 @@ export interface components {
                 longitude?: number | null;
             } | null;
             images?: (string | {
-                /** @description An http(s) URL. */
+                /** @description An http(s) URL, at most 2048 bytes in UTF-8. */
                 url: string;
                 position?: number;
                 /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
@@ -660,7 +660,7 @@ export interface components {
                 longitude?: number | null;
             } | null;
             images?: (string | {
-                /** @description An http(s) URL. */
+                /** @description An http(s) URL, at most 2048 bytes in UTF-8. */
                 url: string;
                 position?: number;
                 /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */

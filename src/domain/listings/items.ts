@@ -217,9 +217,23 @@ function c1IssuesOf(
   for (const [name, value] of Object.entries(body)) {
     if (!Object.hasOwn(schema.shape, name) || NOT_TEXT_OF_THE_LISTING.has(name)) continue;
     if (only && !only.has(name)) continue;
-    issues.push(...c1Issues(value, name));
+    issues.push(...c1Issues(name === 'images' ? withoutChecks(value) : value, name));
   }
   return issues;
+}
+
+/**
+ * An image's `check` is read-only (accepted and ignored, so a listing read back can be sent
+ * back): not the listing's text. Its content type and message come from the image's server,
+ * which may send C1 characters; a round trip must not be refused for them.
+ */
+function withoutChecks(images: unknown): unknown {
+  if (!Array.isArray(images)) return images;
+  return images.map((image) =>
+    image !== null && typeof image === 'object' && !Array.isArray(image)
+      ? { ...image, check: undefined }
+      : image,
+  );
 }
 
 /**
