@@ -81,3 +81,12 @@ test('a parent inside the branch, or the profile itself, is refused as the move 
     (error: unknown) => error instanceof ProblemError && error.status === 404,
   );
 });
+
+test('a group of 150,000 locations moves with every profile counted (no argument list that long)', () => {
+  // Before: each child copied its siblings' list and the walk spread them as arguments, which
+  // threw a RangeError (a 500) past about 125,000 children.
+  const wide: TreeNode[] = [...tree];
+  for (let i = 0; i < 150_000; i++) wide.push({ id: `loc-${i}`, parentId: 'gent', locationCode: `L${i}` });
+  const impact = moveImpact(wide, partners, 'gent', 'south');
+  assert.equal(impact.profilesMoved, 150_002);
+});
