@@ -189,6 +189,29 @@ describe('incremental sync with cursors', () => {
     assert.equal(otherSort.status, 400);
   });
 
+  test("a location's listing cursor resumes only that location's walk", async () => {
+    // Found by review (2026-11-30): the location's list was not part of the cursor's filters, so a
+    // cursor of /locations/A1/listings was taken by /listings and resumed it from A1's position,
+    // passing listings that walk never saw.
+    const ext = '/api/external/v1';
+    const own = `${ext}/locations/${tree.ids.A1}/listings?status=all&pageSize=1`;
+    const page = await app.call('GET', own, { secret: writer.secret });
+    assert.equal(page.status, 200, page.text);
+    const cursor: string = page.body.pagination.nextCursor;
+    const again = await app.call('GET', `${own}&cursor=${cursor}`, { secret: writer.secret });
+    assert.equal(again.status, 200, again.text);
+    for (const other of [
+      `${ext}/listings?status=all&pageSize=1`,
+      `${ext}/locations/${tree.ids.A1a}/listings?status=all&pageSize=1`,
+      `${own}&includeChildren=true`,
+    ]) {
+      const reply = await app.call('GET', `${other}&cursor=${cursor}`, { secret: writer.secret });
+      assert.equal(reply.status, 400, `${other}: ${reply.text}`);
+      assert.equal(reply.body.error.code, 'INVALID_QUERY');
+      assert.match(reply.body.error.message, /different endpoint \(the cursor comes from another list\)/);
+    }
+  });
+
   test('a cursor stays valid across a restart of the service', async () => {
     const page = await app.call('GET', '/api/external/v1/listings?pageSize=2', { secret: writer.secret });
     const cursor = page.body.pagination.nextCursor;

@@ -153,7 +153,11 @@ export function locationRoutes(
         const query = request.query;
         const own = await locations.listingScope(partner.access, id, query.includeChildren);
         const filter = await listings.filter(partner, query, [own]);
-        const page = await listings.page(filter, query, { projection: json });
+        // The list is part of the cursor's filters: a cursor of this location's walk resumes only
+        // this walk, not GET /listings or another location's (docs/api.md), where it would pass
+        // listings that walk never saw.
+        const context = `location:${id}:${query.includeChildren ? 'with-children' : 'own'}`;
+        const page = await listings.page(filter, query, { projection: json, context });
         return sendListingPage(reply, page, {
           partner: partnerMeta(partner),
           filters: { locationId: id, ...appliedFilters(query) },
