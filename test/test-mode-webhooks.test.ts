@@ -173,6 +173,30 @@ describe('webhooks in test mode', () => {
       };
       assert.deepEqual(await feed(p.live), [liveId]);
       assert.deepEqual(await feed(p.test), [testId]);
+      // A walk's cursor belongs to its mode: the other mode's secret is refused it (found by review
+      // on 2026-11-30: it was taken, and resumed the other mode's walk from this one's position).
+      for (const [from, to] of [
+        [p.test, p.live],
+        [p.live, p.test],
+      ] as const) {
+        const first = await app.call('GET', `${EXT}/events?types=listing.readiness_changed&pageSize=1`, {
+          secret: from,
+        });
+        const cursor = first.body.pagination.nextCursor;
+        const same = await app.call('GET', `${EXT}/events?types=listing.readiness_changed&cursor=${cursor}`, {
+          secret: from,
+        });
+        assert.equal(same.status, 200, same.text);
+        const other = await app.call(
+          'GET',
+          `${EXT}/events?types=listing.readiness_changed&cursor=${cursor}`,
+          {
+            secret: to,
+          },
+        );
+        assert.equal(other.status, 400, other.text);
+        assert.equal(other.body.error.code, 'INVALID_QUERY');
+      }
     } finally {
       await liveHook.close();
       await testHook.close();

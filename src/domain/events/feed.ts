@@ -38,7 +38,9 @@ export function eventFeed(deps: {
       );
     }
     const types = OUTBOX_EVENT_TYPES.filter((t) => asked.includes(t));
-    const bound = `events:${fingerprint({ types: types.join(',') })}`;
+    // A test walk's cursor is refused by a live request, and the reverse (docs/test-mode.md), as a
+    // listing cursor is: the outbox is one, and a position from the other mode would pass events.
+    const bound = `events:${fingerprint({ types: types.join(','), ...(partner.test ? { mode: 'test' } : {}) })}`;
     const decoded = query.cursor === undefined ? null : deps.cursors.decode(query.cursor, bound);
     const after: EventPosition = decoded
       ? { ts: decoded.ts, seq: decoded.id }
