@@ -82,7 +82,7 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
       names[key] = displayName;
     };
     await add('A1a1', 'A1a', 'Dealer A1a1', { fullName: 'Fleet Corner' });
-    await add('T1', 'A2', 'Dealer A2 twin');
+    await add('T1', 'A2', 'Dealer A2 twin', { fullName: 'İZMİR OTO' });
     await add('T2', 'A2', 'Dealer A2 twin');
     writer = (await createPartner(app, { roots: [id.A!, id.B!], scopes: ALL_SCOPES })).secret;
     partnerA = (await createPartner(app, { roots: [id.A!] })).secret;
@@ -196,6 +196,9 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
     assert.deepEqual(await find('a2 TWIN', { parentId: id.A! }), ordered('T1', 'T2'));
     assert.deepEqual(await find('dealer a1', { parentId: id.A!, includeChildren: 'false' }), ordered('A1'));
     assert.deepEqual(await find('no-such-dealer-anywhere'), []);
+    // Lower-cased on both sides by the database: JavaScript lower-cases "İ" to "i̇" (two code
+    // points), PostgreSQL's lower() otherwise, and the exact name was not found.
+    assert.deepEqual(await find('İZMİR OTO'), ordered('T1'));
     const trimmed = await locations(partnerAB, { search: '  Dealer B1  ' });
     assert.deepEqual(ids(trimmed.data), ordered('B1'));
     assert.deepEqual(

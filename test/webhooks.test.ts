@@ -80,6 +80,13 @@ describe('webhooks: managing endpoints', () => {
       });
       assert.equal(outside.status, 403, outside.text);
       assert.equal(outside.body.error.code, 'PROFILE_FORBIDDEN');
+      // An id in scope in capitals is the same id (it was refused as outside the scope).
+      const upper = await app2.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url, filter: { dealerProfileIds: [t.ids.A1!.toUpperCase()] } },
+      });
+      assert.equal(upper.status, 201, upper.text);
+      assert.deepEqual(upper.body.data.filter.dealerProfileIds, [t.ids.A1]);
       const typo = await app2.call('POST', `${EXT}/webhooks`, {
         secret: p.secret,
         body: { url: receiver.url, filter: { stauts: ['active'] }, descripton: 'x' },

@@ -111,8 +111,10 @@ function matching(ids: readonly string[] | null, search: string | undefined, par
   params.push(ids);
   let where = `($${params.length}::uuid[] IS NULL OR d.id = ANY($${params.length}::uuid[]))`;
   if (search) {
-    params.push(search.toLowerCase());
-    where += ` AND (${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), $${params.length}) > 0`).join(' OR ')})`;
+    // Both sides lower-cased by the database: JavaScript's toLowerCase differs from lower() on
+    // some letters ("İ"), and an exact name could then not be found.
+    params.push(search);
+    where += ` AND (${SEARCHED.map((c) => `strpos(lower(coalesce(d.${c}, '')), lower($${params.length}::text)) > 0`).join(' OR ')})`;
   }
   return where;
 }

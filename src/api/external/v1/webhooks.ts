@@ -30,7 +30,8 @@ const filterSchema = z
         'Only listings in these statuses (null or absent: every status). A listing that leaves them is not pushed.',
       ),
     dealerProfileIds: z
-      .array(z.uuid())
+      // Lower-cased as ids are everywhere else (an upper-case id of a dealer in scope was refused).
+      .array(z.uuid().toLowerCase())
       .min(1)
       .max(100)
       .nullable()
