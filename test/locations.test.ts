@@ -487,4 +487,22 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
     assert.deepEqual(ids((await getOk(app, global, `/locations/${id.B}/listings`)).data), listingsAt('B'));
     assertInvalidQuery(await call(partnerA, 'not-a-uuid'), 'id');
   });
+
+  test('a page ending at a location of the longest name gives a cursor that is taken back', async () => {
+    // Its sort key travels in the cursor: 200 control characters are 1,200 bytes of JSON, and the
+    // cursor (over 1,000 characters) was refused as too long, so the walk could not go on.
+    for (const displayName of ['\u0001'.repeat(200), '中'.repeat(200)]) {
+      const root = await app.admin<{ id: string }>('POST', '/dealers', {
+        locationCode: unique('long-name'),
+        displayName,
+      });
+      const only = (await createPartner(app, { roots: [root.id] })).secret;
+      const first = await getOk(app, only, '/locations?pageSize=1');
+      assert.deepEqual(ids(first.data), [root.id]);
+      const cursor: string = first.pagination.nextCursor;
+      const rest = await app.call('GET', `${EXT}/locations?pageSize=1&cursor=${cursor}`, { secret: only });
+      assert.equal(rest.status, 200, `a cursor of ${cursor.length} characters: ${rest.text}`);
+      assert.deepEqual(rest.body.data, []);
+    }
+  });
 });

@@ -30,7 +30,13 @@ const PARAMETER_NAMES: Record<string, string> = {
  * this service signed (for the same filters) is taken, which no pattern can say.
  */
 export const CURSOR_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{32}$/;
-export const CURSOR_MAX_LENGTH = 1000;
+/**
+ * Room for the longest cursor the service issues: a location list's carries its last location's
+ * sort key, a display name of up to 200 characters that JSON may write in 6 bytes each (a control
+ * character), about 1,900 characters in all. At 1,000 such a cursor could not be sent back
+ * (found 2026-11-30).
+ */
+export const CURSOR_MAX_LENGTH = 4096;
 
 /** A cursor refused: `why` follows "cursor: " in the message and is the issue's own text. */
 export const invalidCursor = (why: string) =>
