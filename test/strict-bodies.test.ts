@@ -263,6 +263,15 @@ describe('listing bodies: unknown fields, every issue in one answer', () => {
     // Past the body's shape limit (http/json-body.ts) before the metadata rule is asked.
     const deepError = assertError(deepReply, 400, 'INVALID_BODY');
     assert.equal(deepError.issues[0].code, 'too_deep');
+    // Numbers JSON would not keep as sent: refused, not stored as null or with other digits.
+    for (const number of ['1e999', '-1e999', '12345678901234567890']) {
+      const reply = await app.call('POST', '/api/admin/v1/dealers', {
+        headers: { authorization: `Bearer ${app.running.adminToken}`, 'content-type': 'application/json' },
+        raw: `{"locationCode":"${unique('N')}","metadata":{"crm":{"id":${number}}}}`,
+      });
+      const error = assertError(reply, 422, 'VALIDATION_FAILED');
+      assert.match(JSON.stringify(error.issues), /numbers must be finite/, number);
+    }
     // Within the shape limit, deeper than metadata may be: the metadata rule.
     const sixDeep = await call('POST', '/dealers', {
       locationCode: unique('N'),

@@ -52,6 +52,13 @@ function metadataProblem(root: Record<string, unknown>): string | undefined {
   while (stack.length) {
     const [value, depth] = stack.pop()!;
     if (typeof value === 'string' && !isStorableText(value)) return `${STORABLE} (in a value)`;
+    // A number JSON cannot keep as sent (1e999 became null, 12345678901234567890 lost its last
+    // digits) is refused, not stored changed (found 2026-11-30).
+    if (
+      typeof value === 'number' &&
+      (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))
+    )
+      return `numbers must be finite and whole ones within ±${Number.MAX_SAFE_INTEGER} (send larger ones as strings)`;
     if (value === null || typeof value !== 'object') continue;
     if (depth > METADATA_MAX_DEPTH) return `must be nested at most ${METADATA_MAX_DEPTH} levels deep`;
     for (const [key, child] of Object.entries(value)) {
