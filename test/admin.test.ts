@@ -136,6 +136,25 @@ describe('operator API', () => {
     assert.equal(orphan.status, 422, orphan.text);
     assert.equal(orphan.body.error.code, 'VALIDATION_FAILED');
     assert.equal(orphan.body.error.message, `dealers.1 (${root}-y): parentId: no dealer profile has this id`);
+
+    // 10,000 profiles at most, at every level together (each level alone could hold 10,000).
+    const wide = unique('WIDE');
+    const tooMany = await admin('POST', '/dealers/import', {
+      dealers: [
+        {
+          locationCode: wide,
+          children: Array.from({ length: 6_000 }, (_, i) => ({ locationCode: `${wide}-${i}` })),
+        },
+        ...Array.from({ length: 4_001 }, (_, i) => ({ locationCode: `${wide}-top-${i}` })),
+      ],
+    });
+    assert.equal(tooMany.status, 422, tooMany.text);
+    assert.match(tooMany.body.error.message, /at most 10000 profiles in one import \(this has 10002\)/);
+    const after = await admin('GET', '/dealers');
+    assert.ok(
+      !after.body.data.some((d: { locationCode: string }) => d.locationCode.startsWith(wide)),
+      'nothing of it was imported',
+    );
   });
 
   test('partners: secret shown once, never in reads; default scopes; unknown root profile is 422', async () => {

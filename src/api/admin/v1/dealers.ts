@@ -51,6 +51,23 @@ const dealerBody = z.strictObject(dealerFields);
 const dealerPatch = z.strictObject(dealerFields).partial();
 
 type Node = z.infer<typeof dealerBody> & { children?: Node[] | undefined };
+
+/**
+ * The most profiles one import holds, at every level together: it runs in one transaction, a
+ * few statements a profile, and a 5 MiB body could hold 200,000 (found 2026-11-30).
+ */
+const IMPORT_MAX = 10_000;
+
+/** The profiles of a tree, counted without recursion. */
+function countNodes(roots: readonly Node[]): number {
+  let count = 0;
+  const stack = [...roots];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    count++;
+    for (const child of node.children ?? []) stack.push(child);
+  }
+  return count;
+}
 const treeNode: z.ZodType<Node> = z.lazy(() =>
   dealerBody.extend({ children: z.array(treeNode).max(10_000).optional() }),
 );
@@ -106,7 +123,17 @@ export function dealerAdminRoutes(dealers: DealerAdmin): FastifyPluginAsync {
         schema: {
           tags: ['Admin'],
           summary: 'Create or update a whole dealer tree by location code, in one transaction',
-          body: z.strictObject({ dealers: z.array(treeNode).min(1).max(10_000) }),
+          body: z
+            .strictObject({ dealers: z.array(treeNode).min(1).max(IMPORT_MAX) })
+            .superRefine((body, ctx) => {
+              const count = countNodes(body.dealers);
+              if (count > IMPORT_MAX)
+                ctx.addIssue({
+                  code: 'custom',
+                  path: ['dealers'],
+                  message: `at most ${IMPORT_MAX} profiles in one import (this has ${count}): import the tree in parts, parents first (each part may name its parents by parentLocationCode)`,
+                });
+            }),
           response: {
             200: z.object({
               data: z.object({
