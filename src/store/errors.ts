@@ -5,7 +5,10 @@
 type DbFailure =
   /** Unreachable, shutting down, out of connections, or a statement or lock wait that timed out. */
   | 'unavailable'
-  /** A serialization failure or a deadlock: nothing was written; the same work may be retried. */
+  /**
+   * A serialization failure, a deadlock, or two new listings' random slugs alike: nothing was
+   * written; the same work may be retried.
+   */
   | 'retryable'
   /** Another dealer profile has this location code (codes are case-insensitive). */
   | 'location-code-taken'
@@ -33,6 +36,9 @@ const CONSTRAINTS: Record<string, DbFailure> = {
   dealer_profiles_no_cycle: 'dealer-cycle',
   dealer_profiles_parent_id_fkey: 'dealer-parent-missing',
   listings_price_when_listed: 'price-when-listed',
+  // A new listing's slug met another's: its random suffix (about 41 bits) is drawn again when the
+  // write is retried, where a 500 failed the whole batch (found by review, 2026-11-30).
+  listings_slug_key: 'retryable',
 };
 
 /** SQLSTATE codes and network error codes that mean the same whatever the statement. */

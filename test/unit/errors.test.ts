@@ -33,8 +33,10 @@ test('a broken constraint is read by its name, whatever the driver', () => {
   assert.equal(classifyDbError('23514', 'dealer_profiles_check'), 'dealer-own-parent');
   assert.equal(classifyDbError('23503', 'dealer_profiles_parent_id_fkey'), 'dealer-parent-missing');
   assert.equal(classifyDbError('23514', 'listings_price_when_listed'), 'price-when-listed');
+  // Two new listings' random slugs met: the write is retried, drawing new ones.
+  assert.equal(classifyDbError('23505', 'listings_slug_key'), 'retryable');
   // A constraint nobody explains is not guessed at: it stays a server error upstream.
-  assert.equal(classifyDbError('23505', 'listings_slug_key'), 'other');
+  assert.equal(classifyDbError('23505', 'listing_images_pkey'), 'other');
 });
 
 test('codes that mean the same for any statement: retry, unavailable, start-up causes', () => {
