@@ -504,5 +504,10 @@ describe('GET /locations and GET /locations/{id}/listings', () => {
       assert.equal(rest.status, 200, `a cursor of ${cursor.length} characters: ${rest.text}`);
       assert.deepEqual(rest.body.data, []);
     }
+    const tooLong = await app.call('GET', `${EXT}/locations?cursor=${'x'.repeat(4097)}`, {
+      secret: partnerA,
+    });
+    assertInvalidQuery(tooLong, 'cursor');
+    assert.match(tooLong.body.error.message, /at most 4096 characters/);
   });
 });

@@ -21,7 +21,7 @@ interface Payload {
 const PARAMETER_NAMES: Record<string, string> = {
   dealerIds: 'dealerId (or locationId, profileId)',
   parentDealerId: 'parentDealerId (or parentId, companyId)',
-  context: 'endpoint (the cursor comes from another list)',
+  context: "endpoint (the cursor comes from another list, or from a location's list before 2026-11-30)",
 };
 
 /**

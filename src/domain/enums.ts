@@ -360,10 +360,10 @@ export function enumKey(raw: string): string {
       .replace(/\p{M}/gu, '')
       .trim()
       .toLowerCase()
-      // Each run of white space as one space first: the separators' patterns then cross a run
-      // once. Run over the raw text they backtracked through it at every position, a second of
-      // CPU for a value of 20,000 spaces (found 2026-11-30).
-      .replace(/\s+/g, ' ')
+      // Each run of white space as one space first (a single space is left as it is): the
+      // separators' patterns then cross a run once. Run over the raw text they backtracked
+      // through it at every position, a second of CPU for 20,000 spaces (found 2026-11-30).
+      .replace(/\s{2,}|[^\S ]/g, ' ')
       .replace(/ ?[/+&] ?| (?:en|et|met) /g, '/')
       .replace(/[ -]+/g, '_')
   );
@@ -373,9 +373,17 @@ export function enumKey(raw: string): string {
  * Why a word is refused rather than mapped, when it is one of the ambiguous words a feed may send
  * (`gas` is petrol in the US and LPG in Belgium): guessing would store the wrong fuel quietly.
  */
+/**
+ * The longest text, trimmed, that an enumeration reads: its longest alias is 25 characters, the
+ * rest is room for a feed's padding between words. Past it nothing is normalized (a status of 5
+ * MiB of short words took over a second): such a text is no value, alias or refused word.
+ */
+export const ENUM_TEXT_MAX = 1000;
+const beyondReading = (raw: string) => raw.length > ENUM_TEXT_MAX && raw.trim().length > ENUM_TEXT_MAX;
+
 export function refusalOf(name: EnumName, raw: string): string | undefined {
   const refused = (ENUMS[name] as { refused?: Record<string, string> }).refused;
-  if (!refused) return undefined;
+  if (!refused || beyondReading(raw)) return undefined;
   const key = enumKey(raw);
   // Own words only: "constructor" is no refusal (nor, below, an alias) of any enumeration.
   return Object.hasOwn(refused, key) ? refused[key] : undefined;
@@ -393,6 +401,7 @@ export function isValue(name: EnumName, raw: string): boolean {
 /** The canonical value for `raw`, or undefined when it is neither a value nor an alias. */
 export function matchEnum(name: EnumName, raw: string): string | undefined {
   if (isValue(name, raw)) return raw;
+  if (beyondReading(raw)) return undefined;
   const spec = ENUMS[name];
   const key = enumKey(raw);
   if ((spec.values as readonly string[]).includes(key)) return key;

@@ -127,11 +127,17 @@ test('firstRegistration: exactly the days of the calendar up to today, as Date r
   assert.match(issuesOf({ title: 'x', firstRegistration: '2019-4-01' })[0]!, /YYYY-MM or YYYY-MM-DD/);
 });
 
-test('enumerations: white space runs count as one space; a text longer than any alias is refused unread', () => {
+test('enumerations: white space runs count as one space; past 1,000 characters a text is refused unread', () => {
   assert.equal(enumKey('Benzine \t +  LPG'), 'benzine/lpg');
   assert.equal(enumKey('Essence   et\u00a0 GPL'), 'essence/gpl');
   assert.equal(enumKey('  Plug -  in   Hybride '), 'plug_in_hybride');
   assert.deepEqual(issuesOf({ title: 'x', fuelType: ' Benzine   /  LPG ' }), []);
+  // A feed's padding is read through: 120 spaces after a value, 95 between an alias's words.
+  assert.equal(schema.parse({ title: 'x', fuelType: `Diesel${' '.repeat(120)}` }).fuelType, 'diesel');
+  assert.equal(
+    schema.parse({ title: 'x', fuelType: `Benzine${' '.repeat(95)}+ LPG` }).fuelType,
+    schema.parse({ title: 'x', fuelType: 'Benzine + LPG' }).fuelType,
+  );
   // A run of 100,000 spaces: refused at its field (before the change, normalizing it took minutes).
   const long = `a${' '.repeat(100_000)}b`;
   assert.deepEqual(issuesOf({ title: 'x', fuelType: long }).length, 1);

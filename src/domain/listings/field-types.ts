@@ -136,9 +136,6 @@ export const decimal = (min: number, max: number, exclusiveMin = false) =>
 
 export const bool = z.boolean({ error: 'must be true or false' }).nullable().optional();
 
-/** The longest text an enumeration's field looks into (its longest alias is under 40). */
-const ENUM_TEXT_MAX = 100;
-
 export function enumField(name: EnumName) {
   const allowed = ENUMS[name].values.join(', ');
   return z
@@ -147,11 +144,6 @@ export function enumField(name: EnumName) {
       if (raw.trim() === '') return null;
       // A value sent exactly as it is needs no refusal check: no refused word is a value.
       if (isValue(name, raw)) return raw;
-      // No value or alias is near this long: refused before any normalizing.
-      if (raw.length > ENUM_TEXT_MAX) {
-        ctx.addIssue({ code: 'custom', message: messages.notAllowed(raw, ENUMS[name].values) });
-        return z.NEVER;
-      }
       const refusal = refusalOf(name, raw);
       if (refusal) {
         ctx.addIssue({
