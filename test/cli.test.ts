@@ -301,6 +301,15 @@ test('usage: --help exits 0, mistakes exit 2 with the usage text', async () => {
   assert.equal((await cli('partners', 'create', '--name', 'X', '--global', '--roots', 'a')).code, 2);
   assert.equal((await cli('dealers', 'create', '--city', 'Gent')).code, 2);
   assert.equal((await cli('dealers', 'create', '--code', 'X', '--metadata', '[1]')).code, 2);
+  // A number JSON cannot keep (it would be sent as null, or with other digits): refused unsent.
+  const infinite = await cli('dealers', 'create', '--code', 'X', '--metadata', '{"crm":{"id":1e999}}');
+  assert.equal(infinite.code, 2);
+  assert.match(infinite.err, /--metadata holds a number JSON cannot keep as written \(Infinity\)/);
+  const file = path.join(dir, 'big-number.json');
+  writeFileSync(file, `[{"locationCode":"BIG-${sfx}","metadata":{"id":12345678901234567890}}]`);
+  const big = await cli('dealers', 'import', file);
+  assert.notEqual(big.code, 0);
+  assert.match(big.err, /holds a number JSON cannot keep as written \(12345678901234567000\)/);
   assert.equal((await cli('dealers', 'list', '--bogus')).code, 2);
   assert.equal((await cli('dealers', 'frobnicate')).code, 2);
   assert.equal((await cli('partners', 'rotate-secret', 'x', '--grace', '-1')).code, 2);

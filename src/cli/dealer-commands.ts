@@ -87,6 +87,8 @@ function dealerBody(values: Values): Record<string, unknown> {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new UsageError('--metadata must be a JSON object, e.g. {"crm":"A-17"}');
     }
+    const number = unkeptNumber(parsed);
+    if (number) throw new UsageError(`--metadata ${number}`);
     body.metadata = parsed;
   }
   return body;
@@ -180,7 +182,28 @@ function readImportFile(file: string): unknown[] {
     throw new CliError(`${file} must hold an array of dealers, or an object {"dealers": [...]}`);
   }
   if (dealers.length === 0) throw new CliError(`${file} holds no dealers`);
+  const number = unkeptNumber(dealers);
+  if (number) throw new CliError(`${file}: ${number}`);
   return dealers;
+}
+
+/**
+ * A number the file's JSON holds that parsing did not keep (1e999 became Infinity, and would be
+ * sent as null; 12345678901234567890 lost its last digits): said here, before anything is sent,
+ * as the service refuses such numbers in metadata.
+ */
+function unkeptNumber(value: unknown): string | undefined {
+  const stack = [value];
+  while (stack.length) {
+    const item = stack.pop();
+    if (
+      typeof item === 'number' &&
+      (!Number.isFinite(item) || (Number.isInteger(item) && !Number.isSafeInteger(item)))
+    )
+      return `holds a number JSON cannot keep as written (${item}): numbers must be finite and whole ones within ±${Number.MAX_SAFE_INTEGER}; send larger ones as strings`;
+    if (item !== null && typeof item === 'object') stack.push(...Object.values(item));
+  }
+  return undefined;
 }
 
 const importTree: Command = {
