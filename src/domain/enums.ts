@@ -370,17 +370,17 @@ export function enumKey(raw: string): string {
 }
 
 /**
- * Why a word is refused rather than mapped, when it is one of the ambiguous words a feed may send
- * (`gas` is petrol in the US and LPG in Belgium): guessing would store the wrong fuel quietly.
- */
-/**
  * The longest text, trimmed, that an enumeration reads: its longest alias is 25 characters, the
  * rest is room for a feed's padding between words. Past it nothing is normalized (a status of 5
  * MiB of short words took over a second): such a text is no value, alias or refused word.
  */
-export const ENUM_TEXT_MAX = 1000;
+const ENUM_TEXT_MAX = 1000;
 const beyondReading = (raw: string) => raw.length > ENUM_TEXT_MAX && raw.trim().length > ENUM_TEXT_MAX;
 
+/**
+ * Why a word is refused rather than mapped, when it is one of the ambiguous words a feed may send
+ * (`gas` is petrol in the US and LPG in Belgium): guessing would store the wrong fuel quietly.
+ */
 export function refusalOf(name: EnumName, raw: string): string | undefined {
   const refused = (ENUMS[name] as { refused?: Record<string, string> }).refused;
   if (!refused || beyondReading(raw)) return undefined;
