@@ -7,6 +7,7 @@ import { type App, buildApp, httpsRequired } from './app.js';
 import { type InstanceLoops, instanceLoops } from './background/loops.js';
 import { compose, type UseCases } from './compose.js';
 import { type Config, ConfigError } from './config.js';
+import { gzipEngine } from './http/gzip.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
@@ -149,7 +150,7 @@ export async function start(
     });
     const port = (listener.address() as AddressInfo).port;
     const url = `https://${host}:${port}`;
-    logger.info({ url, database: db.kind }, 'Forecourt is listening');
+    logger.info({ url, database: db.kind, gzip: gzipEngine }, 'Forecourt is listening');
     let closing: Promise<void> | undefined;
     return {
       app,

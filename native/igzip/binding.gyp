@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "igzip",
+      "sources": ["igzip.c"],
+      "libraries": ["-lisal"],
+      "cflags": ["-O2", "-Wall", "-Wextra"]
+    }
+  ]
+}
