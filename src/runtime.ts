@@ -7,7 +7,7 @@ import { type App, buildApp, httpsRequired } from './app.js';
 import { type InstanceLoops, instanceLoops } from './background/loops.js';
 import { compose, type UseCases } from './compose.js';
 import { type Config, ConfigError } from './config.js';
-import { gzipEngine } from './http/gzip.js';
+import { gzipEngine, gzipEngineNote } from './http/gzip.js';
 import { createDualListener } from './http/listener.js';
 import { requestIdFor } from './http/request-id.js';
 import { loadTls } from './http/tls.js';
@@ -150,7 +150,10 @@ export async function start(
     });
     const port = (listener.address() as AddressInfo).port;
     const url = `https://${host}:${port}`;
-    logger.info({ url, database: db.kind, gzip: gzipEngine }, 'Forecourt is listening');
+    logger.info(
+      { url, database: db.kind, gzip: gzipEngine, ...(gzipEngineNote ? { gzipNote: gzipEngineNote } : {}) },
+      'Forecourt is listening',
+    );
     let closing: Promise<void> | undefined;
     return {
       app,

@@ -80,6 +80,24 @@ describe('POST /listings/bulk-upsert: request shape', () => {
       assertError(await bulk(app, secret, body), 400, 'INVALID_BODY');
     }
   });
+
+  test('a "__proto__" name is refused where it is, and nothing of the bulk is written', async () => {
+    // It used to be removed by the parser without a word, and the item written without it.
+    const [first, second] = [ref('proto-1'), ref('proto-2')];
+    const raw = `[${JSON.stringify(item(first))},${JSON.stringify(item(second)).replace(/^\{/, '{"__proto__":{"status":"sold"},')}]`;
+    const reply = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+      secret,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    assertError(reply, 400, 'INVALID_BODY');
+    assert.equal(reply.body.error.issues[0].path, '1.__proto__', reply.text);
+    assert.equal(reply.body.error.issues[0].code, 'reserved_name');
+    assert.match(reply.body.error.message, /"__proto__", which JavaScript reserves/);
+    const read = await app.call('GET', `${EXT}/listings?externalReference=${first}&status=all`, { secret });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.data.length, 0);
+  });
 });
 
 describe('POST /listings/bulk-upsert: items', () => {

@@ -92,6 +92,8 @@ static napi_value gzip(napi_env env, napi_callback_info info) {
   stream->avail_in = (uint32_t)length;
   stream->next_out = engine->out;
   stream->avail_out = (uint32_t)engine->out_size;
+  // No JavaScript runs between here and the return (napi_create_buffer_copy defers finalizers),
+  // so nothing can re-enter and reuse engine->out while it is read.
   int status = isal_deflate(stream);
   if (status == COMP_OK && stream->avail_in == 0 && stream->internal_state.state == ZSTATE_END) {
     void *copy = NULL;

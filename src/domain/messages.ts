@@ -161,6 +161,7 @@ export const messages = {
   /** `encoding`: the request's Content-Encoding, already made printable. */
   compressedBody: (encoding: string) =>
     `The request body is sent with Content-Encoding: ${encoding}; this API takes request bodies uncompressed. Send the body without Content-Encoding (answers are compressed when you send Accept-Encoding).`,
+  reservedName: (where: string, what: string) => `The request body cannot be kept: ${where} ${what}.`,
   bodyShapeTooLarge: (where: string, what: string) =>
     `The request body is too large in shape: ${where} ${what}.`,
   hostHeaders: (count: number) =>

@@ -79,11 +79,63 @@ export function parseJsonBody(contentType: string | undefined, bytes: Buffer): u
   assertShape(text);
   let value: unknown;
   try {
-    value = secureJson.parse(text, { protoAction: 'remove', constructorAction: 'remove' });
+    value = secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
+    if (error instanceof SyntaxError && error.message === PROTOTYPE_REFUSED) throw reservedName(text);
     throw problem('INVALID_JSON', messages.invalidJson(describeSyntaxError(error, text)));
   }
   return value;
+}
+
+/** What secure-json-parse throws for a `__proto__` name or a `constructor` holding `prototype`. */
+const PROTOTYPE_REFUSED = 'Object contains forbidden prototype property';
+
+/**
+ * A name JavaScript gives a meaning: `__proto__`, or `constructor` holding `prototype`. Such a
+ * name cannot be kept as sent (an object built from it, a merge or a schema's copy, would change
+ * its prototype and drop the name), and removing it would change the body without a word: it is
+ * refused, naming where (docs/contract.md#bodies-and-media-types). Only a body that has one pays
+ * for this second parse (JSON.parse itself keeps `__proto__` as a plain name) and the walk, both
+ * bounded by the shape checked above.
+ */
+function reservedName(text: string): ProblemError {
+  const stack: { node: unknown; path: string }[] = [{ node: JSON.parse(text), path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    const at = (key: string) => (path === '' ? key : `${path}.${key}`);
+    if (!Array.isArray(node)) {
+      const own = (key: string) => Object.hasOwn(node, key);
+      const constructor = (node as { constructor?: unknown }).constructor;
+      if (own('__proto__')) return reserved(at('__proto__'), '__proto__');
+      if (
+        own('constructor') &&
+        constructor !== null &&
+        typeof constructor === 'object' &&
+        Object.hasOwn(constructor, 'prototype')
+      ) {
+        return reserved(at('constructor'), 'constructor');
+      }
+    }
+    // Pushed in reverse, so the first such name in the text is the one named.
+    const entries = Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      stack.push({ node: entries[i]![1], path: at(entries[i]![0]) });
+    }
+  }
+  // secure-json-parse found one; this walk reads the same value, so it does too.
+  return reserved('(root)', '__proto__');
+}
+
+function reserved(path: string, name: string): ProblemError {
+  const where = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  const what =
+    name === '__proto__'
+      ? 'is the name "__proto__", which JavaScript reserves: it cannot be kept as sent; rename it'
+      : 'is a "constructor" holding "prototype", which JavaScript reserves: it cannot be kept as sent; rename it';
+  return problem('INVALID_BODY', messages.reservedName(where, what), [
+    { path: where, message: what, code: 'reserved_name' },
+  ]);
 }
 
 function assertUtf8Charset(contentType: string | undefined): void {

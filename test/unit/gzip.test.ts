@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import { gzipEngine, gzipSync } from '../../src/http/gzip.js';
 
 // CI installs libisal-dev before `npm ci` and sets this, so a build that silently fell back to
 // zlib fails here instead of shipping a slower service unnoticed.
 const expectIsal = process.env.FORECOURT_EXPECT_ISAL === '1';
+const require = createRequire(import.meta.url);
+const loadNative = () => require('@forecourt/igzip') as { gzip(input: unknown): Buffer | null };
 
 const inputs: [string, Buffer][] = [
   ['empty', Buffer.alloc(0)],
@@ -56,14 +59,22 @@ test('the library named is the one that wrote the bytes', () => {
   assert.ok(fromIsal.length < fromZlib.length * 1.25, `${fromIsal.length} against ${fromZlib.length}`);
 });
 
-test('the native module refuses what is not bytes, and is reentrant across calls', (t) => {
+test('the native module: refuses what is not bytes, finishes every input itself, reuses its buffers', (t) => {
   if (gzipEngine !== 'isa-l') return t.skip('native/igzip is not built on this machine');
-  const native = createRequire(import.meta.url)('@forecourt/igzip') as {
-    gzip(input: unknown): Buffer | null;
-  };
+  const native = loadNative();
   for (const bad of ['text', 42, undefined, new Uint16Array(4), {}]) {
     assert.throws(() => native.gzip(bad), TypeError);
   }
+  // gzipSync would hide a null (zlib takes over): each input must come back from ISA-L itself,
+  // the incompressible one included (its output bound).
+  for (const [name, input] of inputs) {
+    const output = native.gzip(input);
+    assert.ok(output !== null, `${name}: ISA-L gave up`);
+    assert.ok(zlib.gunzipSync(output).equals(input), name);
+  }
+  // A view into a larger buffer: only its own bytes.
+  const whole = Buffer.from('xxxx{"a":1}yyyy');
+  assert.equal(zlib.gunzipSync(native.gzip(whole.subarray(4, 11))!).toString(), '{"a":1}');
   // Its buffers are reused between calls: a large answer, then a small one, then the large again.
   const large = inputs[4]![1];
   const small = inputs[1]![1];
@@ -71,4 +82,24 @@ test('the native module refuses what is not bytes, and is reentrant across calls
   assert.ok(zlib.gunzipSync(native.gzip(small)!).equals(small));
   assert.ok(zlib.gunzipSync(first).equals(large));
   assert.ok(native.gzip(large)!.equals(first));
+});
+
+test('each thread has its own engine, freed when the thread ends', async (t) => {
+  if (gzipEngine !== 'isa-l') return t.skip('native/igzip is not built on this machine');
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    const native = require(${JSON.stringify(require.resolve('@forecourt/igzip'))});
+    const input = Buffer.from(JSON.stringify({ n: Array.from({ length: 5000 }, (_, i) => i) }));
+    parentPort.postMessage({ input, output: native.gzip(input) });
+    setInterval(() => native.gzip(input), 1);`;
+  for (let round = 0; round < 3; round++) {
+    const worker = new Worker(code, { eval: true });
+    const { input, output } = await new Promise<{ input: Uint8Array; output: Uint8Array }>(
+      (resolve, reject) => worker.once('message', resolve).once('error', reject),
+    );
+    assert.ok(zlib.gunzipSync(output).equals(Buffer.from(input)));
+    // Ended while it compresses: its environment's engine is released, this thread's is not.
+    await worker.terminate();
+    assert.ok(zlib.gunzipSync(loadNative().gzip(inputs[2]![1])!).equals(inputs[2]![1]));
+  }
 });

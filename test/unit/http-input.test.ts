@@ -231,9 +231,27 @@ test('a byte that is not UTF-8 after a BOM is located from the first byte sent',
   assert.match(refusal(() => parseJsonBody('application/json', bytes)).message, /byte 0xFF at offset 5/);
 });
 
-test('constructor.prototype is removed like __proto__; other members stay', () => {
-  assert.deepEqual(json('{"constructor":{"prototype":{"polluted":1}},"a":1}'), { a: 1 });
+test('__proto__ and constructor.prototype are refused where they are, never removed', () => {
+  const cases: [string, string][] = [
+    ['{"__proto__":{"x":1},"a":1}', '__proto__'],
+    ['{"constructor":{"prototype":{"polluted":1}},"a":1}', 'constructor'],
+    // Escaped, nested in arrays, after a harmless one: the first in the text is named.
+    ['{"a":1,"items":[{"ok":true},{"metadata":{"\\u005f_proto__":null}}]}', 'items.1.metadata.__proto__'],
+    ['[{"b":{"constructor":{"prototype":1}}},{"__proto__":2}]', '0.b.constructor'],
+  ];
+  for (const [text, path] of cases) {
+    const error = refusal(() => json(text));
+    assert.equal(error.code, 'INVALID_BODY', text);
+    assert.equal(error.issues?.[0]?.path, path, text);
+    assert.equal(error.issues?.[0]?.code, 'reserved_name', text);
+    assert.match(error.message, /JavaScript reserves/, text);
+  }
   assert.equal(({} as { polluted?: number }).polluted, undefined);
+  // A constructor that is only a name, or holds no prototype, is a name like any other.
+  assert.deepEqual(json('{"constructor":"x","b":{"constructor":{"p":1}}}'), {
+    constructor: 'x',
+    b: { constructor: { p: 1 } },
+  });
 });
 
 test('nesting: 64 levels are taken, 65 refused as too_deep', () => {
