@@ -105,15 +105,9 @@ function reservedName(text: string): ProblemError {
     if (node === null || typeof node !== 'object') continue;
     const at = (key: string) => (path === '' ? key : `${path}.${key}`);
     if (!Array.isArray(node)) {
-      const own = (key: string) => Object.hasOwn(node, key);
-      const constructor = (node as { constructor?: unknown }).constructor;
-      if (own('__proto__')) return reserved(at('__proto__'), '__proto__');
-      if (
-        own('constructor') &&
-        constructor !== null &&
-        typeof constructor === 'object' &&
-        Object.hasOwn(constructor, 'prototype')
-      ) {
+      if (Object.hasOwn(node, '__proto__')) return reserved(at('__proto__'), '__proto__');
+      const held = Object.hasOwn(node, 'constructor') ? (node as { constructor: unknown }).constructor : null;
+      if (held !== null && typeof held === 'object' && Object.hasOwn(held, 'prototype')) {
         return reserved(at('constructor'), 'constructor');
       }
     }
