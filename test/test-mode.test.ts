@@ -325,6 +325,37 @@ describe('test mode', () => {
     assert.equal(again.status, 201, again.text);
   });
 
+  test('a wiped listing takes its image links with it; a live one sharing the URL keeps its own', async () => {
+    // listing_images has no foreign key since migration 036: a statement trigger does its cascade.
+    const images = ['https://cdn.example/wipe/1.jpg', 'https://cdn.example/wipe/2.jpg'];
+    const testId = await putListing(
+      app,
+      p.test,
+      'wipe-images',
+      listingBody({ dealerProfileId: tree.ids.A1, images }),
+    );
+    const liveId = await putListing(
+      app,
+      p.live,
+      'wipe-images',
+      listingBody({ dealerProfileId: tree.ids.A1, images }),
+    );
+    const links = async (id: string) =>
+      (await sql(app, 'SELECT url FROM listing_images WHERE listing_id = $1 ORDER BY url', [id])).map(
+        (r) => r.url,
+      );
+    assert.deepEqual(await links(testId), images);
+    const wiped = await app.call('DELETE', `${EXT}/test-data`, { secret: p.test });
+    assert.deepEqual(wiped.body.data, { deleted: 2 }, wiped.text);
+    assert.deepEqual(await links(testId), []);
+    assert.deepEqual(await links(liveId), images);
+    const orphans = await sql(
+      app,
+      'SELECT count(*)::int AS n FROM listing_images li WHERE NOT EXISTS (SELECT 1 FROM listings l WHERE l.id = li.listing_id)',
+    );
+    assert.equal(orphans[0]!.n, 0);
+  });
+
   test('test data has a bounded size per partner', async () => {
     const partner = await createPartner(app, { global: true, scopes: SCOPES });
     const secret = await issueTest(partner.id);
