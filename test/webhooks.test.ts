@@ -453,3 +453,50 @@ describe('webhooks: deliveries', () => {
     }
   });
 });
+
+describe('webhooks: endpoints with nothing to send', () => {
+  test('do not hold the claim: a busy partner is served beside quiet ones (one delivery at a time)', async () => {
+    // Found by review (2026-11-30): an endpoint claimed because some listing changed, but with
+    // nothing of its own scope to send, kept its old next_attempt_at and won every claim (they go
+    // oldest first), so another partner's endpoint got no delivery while the writes went on.
+    const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_CONCURRENCY: '1' });
+    const quietReceiver = await startReceiver();
+    const busyReceiver = await startReceiver();
+    try {
+      const tree = await createTree(app);
+      const quiet = await createPartner(app, { roots: [tree.ids.B!], scopes: SCOPES });
+      const busy = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+      for (let i = 0; i < 3; i++) {
+        const made = await app.call('POST', `${EXT}/webhooks`, {
+          secret: quiet.secret,
+          body: { url: quietReceiver.url },
+        });
+        assert.equal(made.status, 201, made.text);
+      }
+      const made = await app.call('POST', `${EXT}/webhooks`, {
+        secret: busy.secret,
+        body: { url: busyReceiver.url },
+      });
+      assert.equal(made.status, 201, made.text);
+      busyReceiver.secrets.push(made.body.data.secret);
+      // Five seconds of writes one after another, all within the busy partner's scope: some listing
+      // has always changed after the quiet endpoints' positions.
+      const until = Date.now() + 5000;
+      for (let n = 0; Date.now() < until; n++) {
+        await putListing(
+          app,
+          busy.secret,
+          `busy-${n % 10}`,
+          listingBody({ dealerProfileId: tree.ids.A, mileage: n }),
+        );
+      }
+      const during = busyReceiver.requests.length;
+      assert.ok(during >= 2, `${during} deliveries to the busy partner during 5 s of its writes`);
+      assert.equal(quietReceiver.requests.length, 0);
+    } finally {
+      await quietReceiver.close();
+      await busyReceiver.close();
+      await app.close();
+    }
+  });
+});

@@ -210,7 +210,7 @@ export function eventRounds(deps: EventRoundDeps) {
         if (batch > 0 && deps.saturated?.()) return;
         const next = await nextDelivery(stream, filter);
         if ('advanceTo' in next) {
-          if (next.advanceTo) await streams.advance(stream.endpointId, owner, next.advanceTo);
+          await streams.advance(stream.endpointId, owner, next.advanceTo, DELIVERY_SPACING_MS);
           return;
         }
         if (next.events.length === 0) {

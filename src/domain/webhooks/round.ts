@@ -88,7 +88,7 @@ export function webhookRounds(deps: RoundDeps) {
         if (batch > 0 && deps.saturated?.()) return; // released below; due again at the next poll
         const next = await walk.nextDelivery(endpoint, filter);
         if ('advanceTo' in next) {
-          if (next.advanceTo) await deps.store.advance(endpoint.id, owner, next.advanceTo);
+          await deps.store.advance(endpoint.id, owner, next.advanceTo, DELIVERY_SPACING_MS);
           return;
         }
         const { deliveryId, through, listings, retry } = next;

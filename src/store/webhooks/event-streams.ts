@@ -134,14 +134,24 @@ export function webhookEventStreamStore(db: Queryable) {
       return Number(rows[0]?.moved) > 0;
     },
 
-    /** Nothing for this endpoint lies between the position and `to`: the position may pass it. */
-    async advance(endpointId: string, owner: string, to: EventPosition): Promise<void> {
+    /**
+     * Nothing for this endpoint to send: the position may pass `to` (when given), and the stream
+     * is not due again for `spacingMs`, so a quiet stream cannot win every claim (leases.ts).
+     */
+    async advance(
+      endpointId: string,
+      owner: string,
+      to: EventPosition | null,
+      spacingMs: number,
+    ): Promise<void> {
       await db.query(
         'AdvanceWebhookEventPosition',
-        `UPDATE webhook_event_streams SET position_ts = $3, position_seq = $4
-         WHERE endpoint_id = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL
-           AND (position_ts, position_seq) < ($3::timestamptz, $4::bigint)`,
-        [endpointId, owner, to.ts, to.seq],
+        `UPDATE webhook_event_streams SET
+           position_ts = CASE WHEN (position_ts, position_seq) < ($3::timestamptz, $4::bigint) THEN $3 ELSE position_ts END,
+           position_seq = CASE WHEN (position_ts, position_seq) < ($3::timestamptz, $4::bigint) THEN $4 ELSE position_seq END,
+           next_attempt_at = clock_timestamp() + make_interval(secs => $5::float8)
+         WHERE endpoint_id = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL`,
+        [endpointId, owner, to?.ts ?? null, to?.seq ?? null, spacingMs / 1000],
       );
     },
 

@@ -105,14 +105,21 @@ export function webhookLeaseStore(db: Queryable) {
       return Number(rows[0]?.moved) > 0;
     },
 
-    /** Nothing of the filter lies between the position and `to`: the position may pass it. */
-    async advance(id: string, owner: string, to: Position): Promise<void> {
+    /**
+     * Nothing of the filter to send: the position may pass `to` (when given), and the endpoint is
+     * not due again for `spacingMs`. Without that it kept its old next_attempt_at, the oldest of
+     * all, and an endpoint whose partner's dealers are quiet won every claim (ORDER BY
+     * next_attempt_at) while others with deliveries waited.
+     */
+    async advance(id: string, owner: string, to: Position | null, spacingMs: number): Promise<void> {
       await db.query(
         'AdvanceWebhookPosition',
-        `UPDATE webhook_endpoints SET position_ts = $3, position_id = $4
-         WHERE id = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL
-           AND (position_ts, position_id) < ($3::timestamptz, $4::uuid)`,
-        [id, owner, to.ts, to.id],
+        `UPDATE webhook_endpoints SET
+           position_ts = CASE WHEN (position_ts, position_id) < ($3::timestamptz, $4::uuid) THEN $3 ELSE position_ts END,
+           position_id = CASE WHEN (position_ts, position_id) < ($3::timestamptz, $4::uuid) THEN $4 ELSE position_id END,
+           next_attempt_at = clock_timestamp() + make_interval(secs => $5::float8)
+         WHERE id = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL`,
+        [id, owner, to?.ts ?? null, to?.id ?? null, spacingMs / 1000],
       );
     },
 
