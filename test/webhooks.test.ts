@@ -500,3 +500,90 @@ describe('webhooks: endpoints with nothing to send', () => {
     }
   });
 });
+
+describe('webhooks: a filter changed while a delivery waits for its retry', () => {
+  test('every listing the new filter takes is delivered; none is passed over', async () => {
+    // Found by review (2026-11-30): the retry re-read its stretch under the new filter, up to 100
+    // listings, and its acknowledgement moved the position to the stretch's end: 60 active
+    // listings behind 100 drafts were never delivered.
+    const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const receiver = await startReceiver({ failRate: 1 });
+    try {
+      const tree = await createTree(app);
+      const p = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+      const made = await app.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url, filter: { status: ['active'] } },
+      });
+      assert.equal(made.status, 201, made.text);
+      receiver.secrets.push(made.body.data.secret);
+      const items = (prefix: string, status: string, n: number) =>
+        Array.from({ length: n }, (_, i) =>
+          listingBody({ externalReference: `${prefix}-${i}`, status, dealerProfileId: tree.ids.A }),
+        );
+      await bulkUpsert(app, p.secret, items('draft', 'draft', 100));
+      await bulkUpsert(app, p.secret, items('active', 'active', 60));
+      await eventually(
+        async () => receiver.requests.length > 0,
+        () => 'no first attempt',
+      );
+      assert.equal(receiver.requests[0]!.count, 60);
+      const patched = await app.call('PATCH', `${EXT}/webhooks/${made.body.data.id}`, {
+        secret: p.secret,
+        body: { filter: { status: null } },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      receiver.failRate = 0;
+      const references = () => new Set([...receiver.listings.values()].map((l) => l.externalReference));
+      await eventually(
+        async () => references().size === 160,
+        () => `${references().size} of 160 delivered`,
+        20_000,
+      );
+    } finally {
+      await receiver.close();
+      await app.close();
+    }
+  });
+
+  test('a scope widened by the operator: the retry ends where a delivery is full, the rest follows', async () => {
+    const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const receiver = await startReceiver({ failRate: 1 });
+    try {
+      const tree = await createTree(app);
+      const writer = await createPartner(app, { global: true, scopes: SCOPES });
+      const p = await createPartner(app, { roots: [tree.ids.A1!], scopes: SCOPES });
+      const made = await app.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url },
+      });
+      assert.equal(made.status, 201, made.text);
+      receiver.secrets.push(made.body.data.secret);
+      const items = (prefix: string, dealer: string, n: number) =>
+        Array.from({ length: n }, (_, i) =>
+          listingBody({ externalReference: `${prefix}-${i}`, dealerProfileId: dealer }),
+        );
+      await bulkUpsert(app, writer.secret, items('outside', tree.ids.A2!, 100));
+      await bulkUpsert(app, writer.secret, items('inside', tree.ids.A1!, 60));
+      await eventually(
+        async () => receiver.requests.length > 0,
+        () => 'no first attempt',
+      );
+      assert.equal(receiver.requests[0]!.count, 60);
+      await app.admin('PATCH', `/partners/${p.id}`, {
+        access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
+      });
+      receiver.failRate = 0;
+      const references = () => new Set([...receiver.listings.values()].map((l) => l.externalReference));
+      await eventually(
+        async () => references().size === 160,
+        () => `${references().size} of 160 delivered`,
+        20_000,
+      );
+      assert.ok(receiver.requests.every((r) => r.count <= 100));
+    } finally {
+      await receiver.close();
+      await app.close();
+    }
+  });
+});

@@ -62,16 +62,20 @@ export function deliveryWalk(deps: {
     if (endpoint.pending) {
       // A retry carries the same stretch of the walk, each listing in its state now. One that
       // changed since has moved past the stretch: the deliveries after this one carry it.
-      const { through } = endpoint.pending;
-      const rows = await deps.listings.page(filter, 'updatedAt', BATCH_SIZE, 0, {
+      // The stretch may hold more than a delivery carries when the partner's scope widened since
+      // (an operator's change): then this retry ends at its last listing, so that acknowledging
+      // it never moves the position past listings it left out; they follow in the next delivery.
+      const rows = await deps.listings.page(filter, 'updatedAt', BATCH_SIZE + 1, 0, {
         after,
-        through,
+        through: endpoint.pending.through,
         horizon: null,
         projection: deps.listingJson,
       });
+      const over = rows.length > BATCH_SIZE;
+      if (over) rows.length = BATCH_SIZE;
       return {
         deliveryId: endpoint.pending.deliveryId,
-        through,
+        through: over ? rows[BATCH_SIZE - 1]!.position : endpoint.pending.through,
         attempt: endpoint.pending.attempt + 1,
         listings: rows,
         retry: true,

@@ -124,6 +124,12 @@ export function webhookEndpointStore(db: Queryable) {
       if (restart.listings) {
         set('position_ts', restart.listings.ts);
         set('position_id', restart.listings.id);
+      }
+      // A pending delivery is the stretch read under the filter it was first sent with: retried
+      // under another filter it could hold more than a delivery carries, and acknowledging it
+      // would move the position past what it left out. The next delivery starts from the
+      // position instead, under the new filter and a new id; its failure streak goes on.
+      if (restart.listings || patch.filterStatuses !== undefined || patch.filterProfileIds !== undefined) {
         sets.push(`pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL,
           pending_attempt = 0`);
       }
