@@ -587,3 +587,50 @@ describe('webhooks: a filter changed while a delivery waits for its retry', () =
     }
   });
 });
+
+describe('webhooks: a failure streak across a stretch that moved on', () => {
+  test('attempts go on counting and the streak keeps its start when a retry has nothing left', async () => {
+    // Found by review (2026-11-30): a retry whose listing had changed since acknowledged with no
+    // outcome, which ended the streak: the next delivery was attempt 1 again (a 2 s back-off for
+    // ever against a dead receiver) and the three days before disabling started over.
+    const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const receiver = await startReceiver({ failRate: 1 });
+    try {
+      const tree = await createTree(app);
+      const p = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+      const made = await app.call('POST', `${EXT}/webhooks`, {
+        secret: p.secret,
+        body: { url: receiver.url },
+      });
+      assert.equal(made.status, 201, made.text);
+      const id = made.body.data.id as string;
+      const endpoint = async () =>
+        (await app.call('GET', `${EXT}/webhooks/${id}`, { secret: p.secret })).body.data;
+      let mileage = 1;
+      const put = () =>
+        putListing(app, p.secret, 'streak', listingBody({ dealerProfileId: tree.ids.A, mileage: mileage++ }));
+      await put();
+      await eventually(
+        async () => receiver.requests.length >= 2,
+        () => `${receiver.requests.length} attempts`,
+        15_000,
+      );
+      const since = (await endpoint()).failingSince;
+      assert.ok(since, 'failing');
+      // The listing changes while the delivery waits for its third attempt.
+      await put();
+      await eventually(
+        async () => receiver.requests.length >= 3,
+        () => `${receiver.requests.length} attempts`,
+        20_000,
+      );
+      const log = (await app.call('GET', `${EXT}/webhooks/${id}/deliveries`, { secret: p.secret })).body.data;
+      const attempts = log.map((d: { attempt: number }) => d.attempt).reverse();
+      assert.deepEqual(attempts.slice(0, 3), [1, 2, 3], JSON.stringify(log));
+      assert.equal((await endpoint()).failingSince, since);
+    } finally {
+      await receiver.close();
+      await app.close();
+    }
+  });
+});

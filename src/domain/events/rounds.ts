@@ -128,7 +128,8 @@ export function eventRounds(deps: EventRoundDeps) {
       deliveryId: randomUUID(),
       type,
       through: batch[batch.length - 1]!.position,
-      attempt: 1,
+      // Within a failure streak (a retry found nothing left to carry) the attempts go on.
+      attempt: stream.streakAttempts + 1,
       events: batch,
       retry: false,
       caughtUp: batch.length === settled.length && settled.length < EVENT_BATCH_SIZE,
@@ -216,7 +217,9 @@ export function eventRounds(deps: EventRoundDeps) {
         if (next.events.length === 0) {
           // A retried stretch the endpoint no longer receives anything of: passed.
           if (!(await streams.acknowledge(stream.endpointId, owner, next.deliveryId, null))) return;
-          stream = { ...stream, position: next.through, pending: null };
+          // The streak goes on (acknowledge.ts): the attempts the stretch had, kept with it.
+          const streakAttempts = stream.failingSince ? (stream.pending?.attempt ?? 0) : 0;
+          stream = { ...stream, position: next.through, pending: null, streakAttempts };
           continue;
         }
         const begun = await streams.begin(stream.endpointId, owner, leaseMs, {
@@ -245,7 +248,7 @@ export function eventRounds(deps: EventRoundDeps) {
           released = true;
           return;
         }
-        stream = { ...stream, position: next.through, pending: null, failingSince: null };
+        stream = { ...stream, position: next.through, pending: null, failingSince: null, streakAttempts: 0 };
       }
     } catch (error) {
       deps.logger.warn(

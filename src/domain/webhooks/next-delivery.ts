@@ -99,7 +99,8 @@ export function deliveryWalk(deps: {
     return {
       deliveryId: randomUUID(),
       through: settled[settled.length - 1]!.position,
-      attempt: 1,
+      // Within a failure streak (a retry found nothing left to carry) the attempts go on.
+      attempt: endpoint.streakAttempts + 1,
       listings: settled,
       retry: false,
     };

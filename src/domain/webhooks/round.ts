@@ -95,7 +95,9 @@ export function webhookRounds(deps: RoundDeps) {
         if (listings.length === 0) {
           // Every listing of a retried stretch has changed since: later deliveries carry them.
           if (!(await deps.store.acknowledge(endpoint.id, owner, deliveryId, null))) return;
-          endpoint = { ...endpoint, position: through, pending: null };
+          // The streak goes on (acknowledge.ts): the attempts the stretch had, kept with it.
+          const streakAttempts = endpoint.failingSince ? (endpoint.pending?.attempt ?? 0) : 0;
+          endpoint = { ...endpoint, position: through, pending: null, streakAttempts };
           continue;
         }
         const from = endpoint.position;
@@ -117,7 +119,7 @@ export function webhookRounds(deps: RoundDeps) {
           released = true;
           return;
         }
-        endpoint = { ...endpoint, position: through, pending: null, failingSince: null };
+        endpoint = { ...endpoint, position: through, pending: null, failingSince: null, streakAttempts: 0 };
       }
     } catch (error) {
       failedRound = true;

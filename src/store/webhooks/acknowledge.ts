@@ -16,7 +16,7 @@ interface Walk {
 
 /**
  * The receiver acknowledged the pending delivery (or it had nothing left to carry): the position
- * moves to its end, the failure streak ends and the attempt is logged, in one statement, only by
+ * moves to its end, the failure streak ends (not when nothing was carried) and the attempt is logged, in one statement, only by
  * the lease holder. With a spacing (`$5`, seconds) the lease ends too and the walk is not claimed
  * again before it; without (null) the lease is kept. The same statement for both walks, so that
  * acknowledging means one thing.
@@ -24,8 +24,12 @@ interface Walk {
 export function acknowledgeSql({ table, key, tiebreak }: Walk): string {
   return `WITH moved AS (
      UPDATE ${table} SET position_ts = pending_through_ts, position_${tiebreak} = pending_through_${tiebreak},
-       pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_${tiebreak} = NULL, pending_attempt = 0,
-       failing_since = NULL,
+       pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_${tiebreak} = NULL,
+       -- Without an outcome (a retry whose every listing or event had moved on: nothing was sent)
+       -- the failure streak goes on: its start and its attempts, which the next delivery
+       -- continues, so the back-off keeps growing and a dead receiver is still disabled in time.
+       pending_attempt = CASE WHEN $4::boolean THEN 0 ELSE pending_attempt END,
+       failing_since = CASE WHEN $4::boolean THEN NULL ELSE failing_since END,
        next_attempt_at = clock_timestamp() + make_interval(secs => coalesce($5::float8, 0)),
        lease_owner = CASE WHEN $5::float8 IS NULL THEN lease_owner END,
        lease_until = CASE WHEN $5::float8 IS NULL THEN lease_until END

@@ -128,10 +128,11 @@ export function webhookEndpointStore(db: Queryable) {
       // A pending delivery is the stretch read under the filter it was first sent with: retried
       // under another filter it could hold more than a delivery carries, and acknowledging it
       // would move the position past what it left out. The next delivery starts from the
-      // position instead, under the new filter and a new id; its failure streak goes on.
+      // position instead, under the new filter and a new id; its failure streak goes on (its
+      // attempts too: acknowledge.ts).
       if (restart.listings || patch.filterStatuses !== undefined || patch.filterProfileIds !== undefined) {
         sets.push(`pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL,
-          pending_attempt = 0`);
+          pending_attempt = ${restart.listings ? '0' : 'pending_attempt'}`);
       }
       if (patch.enabled === false) {
         params.push(DISABLED_BY_PARTNER);

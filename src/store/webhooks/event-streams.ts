@@ -19,6 +19,8 @@ export interface EventStreamRecord {
   /** The delivery sent and not yet acknowledged: it is retried, nothing passes it. */
   pending: { deliveryId: string; through: EventPosition; attempt: number } | null;
   failingSince: string | null;
+  /** Attempts so far in the failure streak (0 without one): a new delivery goes on counting. */
+  streakAttempts: number;
 }
 
 const TS = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -39,6 +41,7 @@ function toStream(row: Record<string, unknown>): EventStreamRecord {
         }
       : null,
     failingSince: row.failing_since ? (row.failing_since as Date).toISOString() : null,
+    streakAttempts: row.failing_since ? (row.pending_attempt as number) : 0,
   };
 }
 

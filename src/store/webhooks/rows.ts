@@ -30,6 +30,8 @@ export interface EndpointRecord {
   /** The delivery sent and not yet acknowledged: it is retried, nothing passes it. */
   pending: { deliveryId: string; through: Position; attempt: number } | null;
   failingSince: string | null;
+  /** Attempts so far in the failure streak (0 without one): a new delivery goes on counting. */
+  streakAttempts: number;
   nextAttemptAt: string;
   createdAt: string;
   updatedAt: string;
@@ -124,6 +126,7 @@ export function toRecord(row: Record<string, unknown>): EndpointRecord {
         }
       : null,
     failingSince: iso(row.failing_since),
+    streakAttempts: row.failing_since ? (row.pending_attempt as number) : 0,
     nextAttemptAt: iso(row.next_attempt_at)!,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
