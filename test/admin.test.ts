@@ -157,6 +157,49 @@ describe('operator API', () => {
     );
   });
 
+  test('dealers import: a profile already there keeps its parent unless the file names one', async () => {
+    // Found by review (2026-11-30): re-importing a location to change its phone moved it to the
+    // top level, out of every partner's scope that reached it through its group.
+    const root = unique('KEEP');
+    await admin('POST', '/dealers/import', {
+      dealers: [{ locationCode: root, children: [{ locationCode: `${root}-1` }] }],
+    });
+    const byCode = async (code: string) =>
+      (await admin('GET', '/dealers')).body.data.find(
+        (d: { locationCode: string }) => d.locationCode === code,
+      );
+    const group = await byCode(root);
+    const phone = await admin('POST', '/dealers/import', {
+      dealers: [{ locationCode: `${root}-1`, phone: '+32 9 123 45 67' }],
+    });
+    assert.equal(phone.status, 200, phone.text);
+    assert.deepEqual([phone.body.data.updated, phone.body.data.unchanged], [1, 0]);
+    const child = await byCode(`${root}-1`);
+    assert.equal(child.parentId, group.id);
+    assert.equal(child.phone, '+32 9 123 45 67');
+    // Named, the parent is taken: null is the top level.
+    const top = await admin('POST', '/dealers/import', {
+      dealers: [{ locationCode: `${root}-1`, parentId: null }],
+    });
+    assert.equal(top.status, 200, top.text);
+    assert.equal((await byCode(`${root}-1`)).parentId, null);
+    // A nested node naming another parent than the one it is nested under says two things.
+    const other = unique('OTHER');
+    await admin('POST', '/dealers', { locationCode: other });
+    const both = await admin('POST', '/dealers/import', {
+      dealers: [{ locationCode: root, children: [{ locationCode: `${root}-1`, parentLocationCode: other }] }],
+    });
+    assert.equal(both.status, 422, both.text);
+    assert.equal(both.body.error.issues[0].path, 'dealers.0.children.0.parentLocationCode');
+    assert.equal((await byCode(`${root}-1`)).parentId, null, 'nothing of the refused import landed');
+    // Naming the same parent it is nested under is no contradiction.
+    const same = await admin('POST', '/dealers/import', {
+      dealers: [{ locationCode: root, children: [{ locationCode: `${root}-1`, parentLocationCode: root }] }],
+    });
+    assert.equal(same.status, 200, same.text);
+    assert.equal((await byCode(`${root}-1`)).parentId, group.id);
+  });
+
   test('partners: secret shown once, never in reads; default scopes; unknown root profile is 422', async () => {
     const tree = await createTree(app);
     const created = await admin('POST', '/partners', {

@@ -137,10 +137,23 @@ async function importDealers(
     const visit = async (node: DealerTreeNode, parentId: string | null | undefined, path: string) => {
       const { children, ...fields } = node;
       try {
-        const parent = parentId !== undefined ? parentId : await resolveParent(deps, fields, tx);
+        const named = fields.parentId !== undefined || fields.parentLocationCode !== undefined;
+        const own = named ? await resolveParent(deps, fields, tx) : undefined;
+        // A child sits under the node it is nested in: a parent it names as well must be that one,
+        // or the file says two things and neither is taken without a word.
+        if (parentId !== undefined && named && own !== parentId) {
+          throw invalid(
+            fields.parentId !== undefined ? 'parentId' : 'parentLocationCode',
+            'names another parent than the profile this one is nested under: leave it out, or move the node',
+          );
+        }
         const existing = (await deps.dealers.idsByCodes([fields.locationCode], tx)).get(
           fields.locationCode.toLowerCase(),
         );
+        // A profile already there keeps its parent unless the file names one (parentId null: the
+        // top level): an import that only meant to change a phone number once moved a location
+        // to the top level, out of every partner's scope that reached it through its group.
+        const parent = parentId !== undefined ? parentId : existing && !named ? undefined : (own ?? null);
         let dealer: Dealer | undefined;
         if (existing) {
           const result = await deps.dealers.update(existing, { ...fields, parentId: parent }, tx);
@@ -148,12 +161,10 @@ async function importDealers(
           if (result?.changed) updated++;
           else unchanged++;
         } else {
-          dealer = await deps.dealers.create({ ...fields, parentId: parent }, tx);
+          dealer = await deps.dealers.create({ ...fields, parentId: parent ?? null }, tx);
           created++;
         }
         dealers.push(dealer!);
-        for (const [i, child] of (children ?? []).entries())
-          await visit(child, dealer!.id, `${path}.children.${i}`);
       } catch (error) {
         if (error instanceof ProblemError && error.issues) {
           throw problem(
@@ -171,6 +182,9 @@ async function importDealers(
           throw explained;
         }
       }
+      // Outside the try: a child's refusal already names its own path, once.
+      const id = dealers[dealers.length - 1]!.id;
+      for (const [i, child] of (children ?? []).entries()) await visit(child, id, `${path}.children.${i}`);
     };
     for (const [i, node] of nodes.entries()) await visit(node, undefined, `dealers.${i}`);
     // An import may hold tens of thousands of profiles: the entry names the first ones only, so
