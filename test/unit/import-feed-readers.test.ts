@@ -282,3 +282,31 @@ test('readFeed: a row’s own location wins over --location; --title replaces a 
     /titles made from --title "\{Merk\} \{model\}!" \(the title column is not used\)/,
   );
 });
+
+test('readFeed JSON: bytes that are not UTF-8 are refused with their offset; --encoding is honoured', () => {
+  // Found by review (2026-11-30): a Windows-1252 JSON export read as "Citro\uFFFDn" and was sent.
+  const json = '[{"externalReference":"R-1","brand":"Citroën"}]';
+  const bytes = windows1252(json);
+  assert.throws(() => readFeed(file('cp.json', bytes)), /not UTF-8: byte 0xEB at offset 42/);
+  const named = readFeed(file('cp-named.json', bytes), { encoding: 'windows-1252' });
+  assert.equal(named.rows[0]!.listing.brand, 'Citroën');
+  assert.equal(readFeed(file('utf8.json', json)).rows[0]!.listing.brand, 'Citroën');
+});
+
+test('readFeed JSON: an item with a name JavaScript reserves is not sent; the others are', () => {
+  // The service refuses a whole request holding one (400), which stopped the import at that
+  // batch on every run.
+  const json =
+    '[{"externalReference":"R-1"},{"externalReference":"R-2","engine":{"__proto__":1}},{"externalReference":"R-3","constructor":{"prototype":{}}}]';
+  const feed = readFeed(file('proto.json', json));
+  assert.deepEqual(
+    feed.rows.map((r) => r.refused && Object.keys(r.refused)),
+    [undefined, ['engine.__proto__'], ['constructor']],
+  );
+});
+
+test('readFeed CSV: a pipe-delimited header is detected, as docs/import.md says', () => {
+  const feed = readFeed(file('pipe.csv', 'externalReference|title|brand\nR-1|Golf|Volkswagen\n'));
+  assert.equal(feed.delimiter, '|');
+  assert.deepEqual(feed.rows[0]!.listing, { externalReference: 'R-1', title: 'Golf', brand: 'Volkswagen' });
+});

@@ -49,6 +49,7 @@ export interface Decoded {
 export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const body = bom ? bytes.subarray(3) : bytes;
+  if (forced === 'utf-8') return { text: strictUtf8(body, bom ? 3 : 0), encoding: forced };
   if (forced) return { text: decodeAs(body, forced), encoding: forced };
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
@@ -56,6 +57,27 @@ export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
     refuseMixedUtf8(body, bom ? 3 : 0);
     const { encoding, why } = legacyEncoding(body);
     return { text: decodeAs(body, encoding), encoding, why };
+  }
+}
+
+/**
+ * UTF-8 as named (a JSON feed, or --encoding utf-8): a byte that is not part of a UTF-8 character
+ * is refused with where it is, never read as U+FFFD and sent (the service would keep it).
+ */
+function strictUtf8(bytes: Uint8Array, offset: number): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    let at = 0;
+    while (at < bytes.length) {
+      const length = bytes[at]! < 0x80 ? 1 : utf8Sequence(bytes, at);
+      if (length === 0) break;
+      at += length;
+    }
+    throw new CliError(
+      `the feed is not UTF-8: byte ${hex(bytes[at] ?? 0)} at offset ${offset + at} is not part of a UTF-8 character; ` +
+        'nothing was sent: convert the file to UTF-8, or name its encoding with --encoding (windows-1252 or iso-8859-15)',
+    );
   }
 }
 

@@ -70,7 +70,8 @@ export function readFeed(file: string, options: FeedOptions = {}): Feed {
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const format = options.format ?? (/\.json$/i.test(file) ? 'json' : 'csv');
-  const text = decode(bytes, format === 'json' ? 'utf-8' : options.encoding);
+  // JSON is UTF-8 (RFC 8259) unless --encoding names another: a Windows-1252 export exists.
+  const text = decode(bytes, format === 'json' ? (options.encoding ?? 'utf-8') : options.encoding);
   const notes: string[] = [];
   let feed: Feed;
   if (format === 'json') {
@@ -108,6 +109,7 @@ export function readFeed(file: string, options: FeedOptions = {}): Feed {
   }
   if (options.location) notes.push(...applyLocation(feed.rows, options.location));
   refuseControlCharacters(feed.rows, feed.format === 'csv' ? text.encoding : undefined);
+  refuseReservedNames(feed.rows);
   return feed;
 }
 
@@ -116,9 +118,9 @@ export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
   return decodeBytes(bytes, forced);
 }
 
-/** `;` or `,` (or a tab): whichever the header line holds more of, outside quotes. */
+/** `;` or `,` (or a tab, or `|`): whichever the header line holds most of, outside quotes. */
 export function detectDelimiter(text: string): string {
-  const counts: Record<string, number> = { ';': 0, ',': 0, '\t': 0 };
+  const counts: Record<string, number> = { ';': 0, ',': 0, '\t': 0, '|': 0 };
   let quoted = false;
   for (const char of text) {
     if (char === '"') quoted = !quoted;
@@ -311,6 +313,40 @@ function refuseControlCharacters(rows: FeedRow[], encoding: Encoding | undefined
           break;
         }
       }
+    }
+  }
+}
+
+/**
+ * A name JavaScript reserves (`__proto__`, or `constructor` holding `prototype`) anywhere in a
+ * JSON item: the service refuses the whole request that carries one (400 INVALID_BODY), which
+ * would stop the import at that batch on every run. The row is not sent; the report names where.
+ */
+function refuseReservedNames(rows: FeedRow[]): void {
+  const find = (value: unknown, path: string): string | undefined => {
+    if (value === null || typeof value !== 'object') return undefined;
+    const at = (key: string) => (path ? `${path}.${key}` : key);
+    if (!Array.isArray(value)) {
+      if (Object.hasOwn(value, '__proto__')) return at('__proto__');
+      const held = Object.hasOwn(value, 'constructor')
+        ? (value as { constructor: unknown }).constructor
+        : null;
+      if (held !== null && typeof held === 'object' && Object.hasOwn(held, 'prototype'))
+        return at('constructor');
+    }
+    for (const [key, inner] of Object.entries(value)) {
+      const found = find(inner, at(key));
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (const r of rows) {
+    const where = find(r.listing, '');
+    if (where) {
+      r.refused = {
+        ...r.refused,
+        [where]: 'a name JavaScript reserves: the service cannot keep it as sent; rename or remove it',
+      };
     }
   }
 }
