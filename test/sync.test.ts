@@ -11,6 +11,7 @@ import {
   type Tree,
   unique,
 } from './helpers/app.js';
+import { setStatusOk } from './helpers/listings-api.js';
 import { follow, type Synced } from './helpers/sync-walk.js';
 import { runTogether } from './helpers/together.js';
 
@@ -450,6 +451,44 @@ describe('cursors wait for the writes still open, and for nothing else', {
     assert.equal(copy.size, 2);
     const poll = await page(end.cursor);
     assert.deepEqual(poll.body.data, [], 'the cursor is past both');
+  });
+
+  test('GET /events: while an earlier write is open, a later event is not passed and hasMore says it is there', async () => {
+    // Found by review (2026-11-30): hasMore was "a full page settled", so a page whose events all
+    // lay behind an open write said false, and a walk that stops at false waited its interval.
+    await put('EV-HOLD');
+    await put('EV-LATE');
+    const events = (cursor?: string) =>
+      app.call(
+        'GET',
+        `/api/external/v1/events?types=listing.readiness_changed${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { secret: w.secret },
+      );
+    let cursor: string | undefined;
+    for (;;) {
+      const reply = await events(cursor);
+      assert.equal(reply.status, 200, reply.text);
+      cursor = reply.body.pagination.nextCursor;
+      if (!reply.body.pagination.hasMore) break;
+    }
+    await raw.query('BEGIN');
+    await rawWrite('EV-HOLD', 555);
+    await setStatusOk(app, w.secret, 'EV-LATE', 'draft'); // its readiness changes: an event
+    const held = await events(cursor);
+    assert.deepEqual(held.body.data, [], 'the cursor may not pass it yet');
+    assert.equal(held.body.pagination.hasMore, true, 'and the walk is not over');
+    await raw.query('COMMIT');
+    // Once the write has committed (and the horizon has moved), the event comes.
+    let passed = await events(held.body.pagination.nextCursor);
+    for (let i = 0; i < 40 && passed.body.data.length === 0; i++) {
+      await sleep(100);
+      passed = await events(held.body.pagination.nextCursor);
+    }
+    assert.deepEqual(
+      passed.body.data.map((e: { externalReference: string }) => e.externalReference),
+      ['EV-LATE'],
+    );
+    assert.equal(passed.body.pagination.hasMore, false);
   });
 
   test('a transaction that begins, waits and writes late holds nothing while it waits; its write lands after the cursor', async () => {

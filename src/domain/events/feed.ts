@@ -49,15 +49,17 @@ export function eventFeed(deps: {
     // The horizon first, in a statement of its own (store/sync-horizon.ts says why).
     const horizon = await deps.syncHorizon.current();
     const profileIds = partner.access.scope === 'global' ? null : partner.access.profileIds;
-    const rows = await deps.events.page(
+    // One more than a page: whether anything lies after the cursor (as listing pages do).
+    const fetched = await deps.events.page(
       { mode: modeOf(partner), types, profileIds, statuses: null },
-      pageSize,
+      pageSize + 1,
       {
         after,
         through: null,
         horizon,
       },
     );
+    const rows = fetched.slice(0, pageSize);
     const firstUnsettled = rows.findIndex((r) => !r.settled);
     const settled = firstUnsettled === -1 ? rows : rows.slice(0, firstUnsettled);
     const last = settled[settled.length - 1];
@@ -75,7 +77,9 @@ export function eventFeed(deps: {
       })),
       pagination: {
         pageSize,
-        hasMore: settled.length === pageSize,
+        // False only when nothing lies after nextCursor: an event of a write still open (not yet
+        // passed) counts, so a walk that stops at false misses none (docs/webhooks.md).
+        hasMore: fetched.length > settled.length,
         nextCursor: deps.cursors.encode({ ts: next.ts, id: next.seq }, bound),
       },
     };

@@ -146,7 +146,9 @@ export async function listen(s: ListenSettings, signal: AbortSignal): Promise<ne
         );
       }
       eventCursor = page.pagination.nextCursor;
-      if (!page.pagination.hasMore) return;
+      // hasMore with nothing passed: events of a write still open lie ahead; the cursor cannot
+      // pass them yet, so the next look waits the interval rather than asking at once.
+      if (!page.pagination.hasMore || page.data.length === 0) return;
     }
   }
 }
