@@ -142,6 +142,17 @@ test('dealers import: a nested tree from a file, then again to update it', async
   assert.notEqual(typo.code, 0);
   assert.match(typo.err, /dispayName/);
   assert.match(typo.err, /did you mean `displayName`\?/);
+
+  // Saved by Windows Notepad: a byte order mark first, which is no part of the JSON.
+  writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(tree))]));
+  const bom = await cli('dealers', 'import', file);
+  assert.equal(bom.code, 0, bom.err);
+  assert.match(bom.out, /0 created, 0 updated, 3 unchanged/);
+  // A Windows-1252 "ë": refused with its offset, never sent as U+FFFD.
+  writeFileSync(file, Buffer.from(`[{"locationCode":"IMP-${sfx}","city":"Li\xebge"}]`, 'latin1'));
+  const latin = await cli('dealers', 'import', file);
+  assert.notEqual(latin.code, 0);
+  assert.match(latin.err, /is not UTF-8: byte 0xEB at offset/);
 });
 
 test('dealers list: JSON for scripts, a table for people', async () => {

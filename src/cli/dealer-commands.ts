@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import type { dealerSchema } from '../api/schemas/resources.js';
+import { firstInvalidUtf8 } from '../http/json-body.js';
 import {
   type Command,
   type Context,
@@ -165,12 +167,22 @@ const update: Command = {
 
 /** The dealers of an import file: an array of nodes, or an object with a "dealers" array. */
 function readImportFile(file: string): unknown[] {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
   }
+  // UTF-8 without its byte order mark (Windows Notepad writes one; JSON.parse would report a
+  // character nobody can see), and never a U+FFFD in place of a byte that is not UTF-8.
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  if (!isUtf8(bytes.subarray(start))) {
+    const at = start + firstInvalidUtf8(bytes.subarray(start));
+    throw new CliError(
+      `${file} is not UTF-8: byte 0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')} at offset ${at}; convert it to UTF-8`,
+    );
+  }
+  const text = bytes.subarray(start).toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -212,3 +212,15 @@ test('--map: the file must be a JSON object of objects of strings', () => {
     assert.throws(() => readValueMap(file('bad.json', text)), message, text);
   }
 });
+
+test('--map: a file with a byte order mark reads; bytes that are not UTF-8 are refused with their offset', () => {
+  const bom = path.join(dir, 'bom-map.json');
+  writeFileSync(
+    bom,
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"fuelType": {"BZ": "petrol"}}')]),
+  );
+  assert.equal(readValueMap(bom).get('fuelType')?.get('bz'), 'petrol');
+  const latin = path.join(dir, 'latin-map.json');
+  writeFileSync(latin, Buffer.from('{"fuelType": {"\xc9lectrique": "electric"}}', 'latin1'));
+  assert.throws(() => readValueMap(latin), /not UTF-8: byte 0xC9 at offset 15/);
+});

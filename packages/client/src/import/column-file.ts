@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { foldName } from './column-names.js';
 import { type CustomColumns, closestField, fieldNamed } from './columns.js';
+import { readUtf8Text } from './encoding.js';
 import { CliError } from './errors.js';
 
 /**
@@ -12,7 +13,7 @@ import { CliError } from './errors.js';
 export function readColumnsFile(file: string): CustomColumns {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(readUtf8Text(readFileSync(file)));
   } catch (error) {
     throw new CliError(`--columns ${file}: ${(error as Error).message}`);
   }

@@ -61,6 +61,15 @@ export function decode(bytes: Uint8Array, forced?: Encoding): Decoded {
 }
 
 /**
+ * A settings file's text (--map, --columns): UTF-8 without its byte order mark (Windows Notepad
+ * writes one, which JSON.parse reports as a character nobody can see), never a U+FFFD put in.
+ */
+export function readUtf8Text(bytes: Uint8Array): string {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return strictUtf8(bom ? bytes.subarray(3) : bytes, bom ? 3 : 0);
+}
+
+/**
  * UTF-8 as named (a JSON feed, or --encoding utf-8): a byte that is not part of a UTF-8 character
  * is refused with where it is, never read as U+FFFD and sent (the service would keep it).
  */

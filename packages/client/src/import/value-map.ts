@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { closestField, knownFields } from './columns.js';
+import { readUtf8Text } from './encoding.js';
 import { CliError } from './errors.js';
 import type { Feed } from './feed.js';
 
@@ -14,7 +15,7 @@ export type ValueMap = Map<string, Map<string, string>>;
 export function readValueMap(file: string): ValueMap {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(readUtf8Text(readFileSync(file)));
   } catch (error) {
     throw new CliError(`--map ${file}: ${(error as Error).message}`);
   }
