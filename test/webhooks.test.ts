@@ -501,70 +501,88 @@ describe('webhooks: endpoints with nothing to send', () => {
   });
 });
 
-describe('webhooks: a filter changed while a delivery waits for its retry', () => {
-  test('every listing the new filter takes is delivered; none is passed over', async () => {
-    // Found by review (2026-11-30): the retry re-read its stretch under the new filter, up to 100
-    // listings, and its acknowledgement moved the position to the stretch's end: 60 active
-    // listings behind 100 drafts were never delivered.
+describe('webhooks: a delivery waiting for its retry while things change', () => {
+  /**
+   * A service of its own, a receiver that fails every attempt, and partner `p`'s endpoint on it
+   * (`filter` as given). `run` gets them; everything is closed after it, whatever happens.
+   */
+  async function failingEndpoint(
+    options: { roots: (tree: Tree) => string[]; filter?: Record<string, unknown> },
+    run: (f: {
+      app: TestApp;
+      receiver: Receiver;
+      tree: Tree;
+      p: { id: string; secret: string };
+      id: string;
+    }) => Promise<void>,
+  ): Promise<void> {
     const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     const receiver = await startReceiver({ failRate: 1 });
     try {
       const tree = await createTree(app);
-      const p = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
+      const p = await createPartner(app, { roots: options.roots(tree), scopes: SCOPES });
       const made = await app.call('POST', `${EXT}/webhooks`, {
         secret: p.secret,
-        body: { url: receiver.url, filter: { status: ['active'] } },
+        body: { url: receiver.url, ...(options.filter ? { filter: options.filter } : {}) },
       });
       assert.equal(made.status, 201, made.text);
       receiver.secrets.push(made.body.data.secret);
-      const items = (prefix: string, status: string, n: number) =>
-        Array.from({ length: n }, (_, i) =>
-          listingBody({ externalReference: `${prefix}-${i}`, status, dealerProfileId: tree.ids.A }),
-        );
-      await bulkUpsert(app, p.secret, items('draft', 'draft', 100));
-      await bulkUpsert(app, p.secret, items('active', 'active', 60));
-      await eventually(
-        async () => receiver.requests.length > 0,
-        () => 'no first attempt',
-      );
-      assert.equal(receiver.requests[0]!.count, 60);
-      const patched = await app.call('PATCH', `${EXT}/webhooks/${made.body.data.id}`, {
-        secret: p.secret,
-        body: { filter: { status: null } },
-      });
-      assert.equal(patched.status, 200, patched.text);
-      receiver.failRate = 0;
-      const references = () => new Set([...receiver.listings.values()].map((l) => l.externalReference));
-      await eventually(
-        async () => references().size === 160,
-        () => `${references().size} of 160 delivered`,
-        20_000,
-      );
+      await run({ app, receiver, tree, p, id: made.body.data.id as string });
     } finally {
       await receiver.close();
       await app.close();
     }
+  }
+  const items = (prefix: string, n: number, fields: Record<string, unknown>) =>
+    Array.from({ length: n }, (_, i) => listingBody({ externalReference: `${prefix}-${i}`, ...fields }));
+  /** The receiver answers again; every one of `count` listings arrives. */
+  async function allDelivered(receiver: Receiver, count: number): Promise<void> {
+    receiver.failRate = 0;
+    const references = () => new Set([...receiver.listings.values()].map((l) => l.externalReference));
+    await eventually(
+      async () => references().size === count,
+      () => `${references().size} of ${count} delivered`,
+      20_000,
+    );
+  }
+
+  test('a filter widened: every listing it takes is delivered; none is passed over', async () => {
+    // Found by review (2026-11-30): the retry re-read its stretch under the new filter, up to 100
+    // listings, and its acknowledgement moved the position to the stretch's end: 60 active
+    // listings behind 100 drafts were never delivered.
+    await failingEndpoint(
+      { roots: (tree) => [tree.ids.A!], filter: { status: ['active'] } },
+      async ({ app, receiver, tree, p, id }) => {
+        await bulkUpsert(
+          app,
+          p.secret,
+          items('draft', 100, { status: 'draft', dealerProfileId: tree.ids.A }),
+        );
+        await bulkUpsert(
+          app,
+          p.secret,
+          items('active', 60, { status: 'active', dealerProfileId: tree.ids.A }),
+        );
+        await eventually(
+          async () => receiver.requests.length > 0,
+          () => 'no first attempt',
+        );
+        assert.equal(receiver.requests[0]!.count, 60);
+        const patched = await app.call('PATCH', `${EXT}/webhooks/${id}`, {
+          secret: p.secret,
+          body: { filter: { status: null } },
+        });
+        assert.equal(patched.status, 200, patched.text);
+        await allDelivered(receiver, 160);
+      },
+    );
   });
 
   test('a scope widened by the operator: the retry ends where a delivery is full, the rest follows', async () => {
-    const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    const receiver = await startReceiver({ failRate: 1 });
-    try {
-      const tree = await createTree(app);
+    await failingEndpoint({ roots: (tree) => [tree.ids.A1!] }, async ({ app, receiver, tree, p }) => {
       const writer = await createPartner(app, { global: true, scopes: SCOPES });
-      const p = await createPartner(app, { roots: [tree.ids.A1!], scopes: SCOPES });
-      const made = await app.call('POST', `${EXT}/webhooks`, {
-        secret: p.secret,
-        body: { url: receiver.url },
-      });
-      assert.equal(made.status, 201, made.text);
-      receiver.secrets.push(made.body.data.secret);
-      const items = (prefix: string, dealer: string, n: number) =>
-        Array.from({ length: n }, (_, i) =>
-          listingBody({ externalReference: `${prefix}-${i}`, dealerProfileId: dealer }),
-        );
-      await bulkUpsert(app, writer.secret, items('outside', tree.ids.A2!, 100));
-      await bulkUpsert(app, writer.secret, items('inside', tree.ids.A1!, 60));
+      await bulkUpsert(app, writer.secret, items('outside', 100, { dealerProfileId: tree.ids.A2 }));
+      await bulkUpsert(app, writer.secret, items('inside', 60, { dealerProfileId: tree.ids.A1 }));
       await eventually(
         async () => receiver.requests.length > 0,
         () => 'no first attempt',
@@ -573,37 +591,16 @@ describe('webhooks: a filter changed while a delivery waits for its retry', () =
       await app.admin('PATCH', `/partners/${p.id}`, {
         access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
       });
-      receiver.failRate = 0;
-      const references = () => new Set([...receiver.listings.values()].map((l) => l.externalReference));
-      await eventually(
-        async () => references().size === 160,
-        () => `${references().size} of 160 delivered`,
-        20_000,
-      );
+      await allDelivered(receiver, 160);
       assert.ok(receiver.requests.every((r) => r.count <= 100));
-    } finally {
-      await receiver.close();
-      await app.close();
-    }
+    });
   });
-});
 
-describe('webhooks: a failure streak across a stretch that moved on', () => {
-  test('attempts go on counting and the streak keeps its start when a retry has nothing left', async () => {
+  test('a stretch that moved on: attempts go on counting and the streak keeps its start', async () => {
     // Found by review (2026-11-30): a retry whose listing had changed since acknowledged with no
     // outcome, which ended the streak: the next delivery was attempt 1 again (a 2 s back-off for
     // ever against a dead receiver) and the three days before disabling started over.
-    const app = await bootApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    const receiver = await startReceiver({ failRate: 1 });
-    try {
-      const tree = await createTree(app);
-      const p = await createPartner(app, { roots: [tree.ids.A!], scopes: SCOPES });
-      const made = await app.call('POST', `${EXT}/webhooks`, {
-        secret: p.secret,
-        body: { url: receiver.url },
-      });
-      assert.equal(made.status, 201, made.text);
-      const id = made.body.data.id as string;
+    await failingEndpoint({ roots: (tree) => [tree.ids.A!] }, async ({ app, receiver, tree, p, id }) => {
       const endpoint = async () =>
         (await app.call('GET', `${EXT}/webhooks/${id}`, { secret: p.secret })).body.data;
       let mileage = 1;
@@ -628,9 +625,6 @@ describe('webhooks: a failure streak across a stretch that moved on', () => {
       const attempts = log.map((d: { attempt: number }) => d.attempt).reverse();
       assert.deepEqual(attempts.slice(0, 3), [1, 2, 3], JSON.stringify(log));
       assert.equal((await endpoint()).failingSince, since);
-    } finally {
-      await receiver.close();
-      await app.close();
-    }
+    });
   });
 });
