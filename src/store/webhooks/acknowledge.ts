@@ -43,6 +43,22 @@ export function acknowledgeSql({ table, key, tiebreak }: Walk): string {
 }
 
 /**
+ * Nothing of the walk to send: the position may pass `$3`/`$4` (null: it stays), and the walk is
+ * not due again for `$5` seconds. Without that it kept its old next_attempt_at, the oldest of all,
+ * and a walk whose partner's dealers are quiet won every claim (ORDER BY next_attempt_at) while
+ * others with deliveries waited. Only the lease holder, and never past a pending delivery.
+ * `tiebreakType`: the SQL type of the position's second half.
+ */
+export function advanceSql({ table, key, tiebreak }: Walk, tiebreakType: 'uuid' | 'bigint'): string {
+  const passes = `(position_ts, position_${tiebreak}) < ($3::timestamptz, $4::${tiebreakType})`;
+  return `UPDATE ${table} SET
+     position_ts = CASE WHEN ${passes} THEN $3 ELSE position_ts END,
+     position_${tiebreak} = CASE WHEN ${passes} THEN $4 ELSE position_${tiebreak} END,
+     next_attempt_at = clock_timestamp() + make_interval(secs => $5::float8)
+   WHERE ${key} = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL`;
+}
+
+/**
  * The parameters of acknowledgeSql's statement. Without an outcome (`$4` false) no attempt row is
  * written, so the outcome's fields are read only when there is one.
  */

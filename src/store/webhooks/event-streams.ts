@@ -1,10 +1,12 @@
 import type { Queryable } from '../db.js';
 import type { EventPosition } from '../events.js';
-import { acknowledgeParams, acknowledgeSql } from './acknowledge.js';
+import { acknowledgeParams, acknowledgeSql, advanceSql } from './acknowledge.js';
 import { webhookAttemptStore } from './attempts.js';
 import type { AttemptOutcome } from './rows.js';
 
-const ACKNOWLEDGE = acknowledgeSql({ table: 'webhook_event_streams', key: 'endpoint_id', tiebreak: 'seq' });
+const WALK = { table: 'webhook_event_streams', key: 'endpoint_id', tiebreak: 'seq' };
+const ACKNOWLEDGE = acknowledgeSql(WALK);
+const ADVANCE = advanceSql(WALK, 'bigint');
 
 /**
  * Each endpoint's walk of the events outbox (migration 019): its position, the delivery in flight,
@@ -137,25 +139,20 @@ export function webhookEventStreamStore(db: Queryable) {
       return Number(rows[0]?.moved) > 0;
     },
 
-    /**
-     * Nothing for this endpoint to send: the position may pass `to` (when given), and the stream
-     * is not due again for `spacingMs`, so a quiet stream cannot win every claim (leases.ts).
-     */
+    /** Nothing for this endpoint to send: the position may pass `to` (advanceSql says why and how). */
     async advance(
       endpointId: string,
       owner: string,
       to: EventPosition | null,
       spacingMs: number,
     ): Promise<void> {
-      await db.query(
-        'AdvanceWebhookEventPosition',
-        `UPDATE webhook_event_streams SET
-           position_ts = CASE WHEN (position_ts, position_seq) < ($3::timestamptz, $4::bigint) THEN $3 ELSE position_ts END,
-           position_seq = CASE WHEN (position_ts, position_seq) < ($3::timestamptz, $4::bigint) THEN $4 ELSE position_seq END,
-           next_attempt_at = clock_timestamp() + make_interval(secs => $5::float8)
-         WHERE endpoint_id = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL`,
-        [endpointId, owner, to?.ts ?? null, to?.seq ?? null, spacingMs / 1000],
-      );
+      await db.query('AdvanceWebhookEventPosition', ADVANCE, [
+        endpointId,
+        owner,
+        to?.ts ?? null,
+        to?.seq ?? null,
+        spacingMs / 1000,
+      ]);
     },
 
     /**

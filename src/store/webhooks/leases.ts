@@ -1,10 +1,12 @@
 import type { Queryable } from '../db.js';
 import type { Position } from '../listings/reads.js';
-import { acknowledgeParams, acknowledgeSql } from './acknowledge.js';
+import { acknowledgeParams, acknowledgeSql, advanceSql } from './acknowledge.js';
 import { webhookAttemptStore } from './attempts.js';
 import { type AttemptOutcome, COLUMNS, type EndpointRecord, toRecord } from './rows.js';
 
-const ACKNOWLEDGE = acknowledgeSql({ table: 'webhook_endpoints', key: 'id', tiebreak: 'id' });
+const WALK = { table: 'webhook_endpoints', key: 'id', tiebreak: 'id' };
+const ACKNOWLEDGE = acknowledgeSql(WALK);
+const ADVANCE = advanceSql(WALK, 'uuid');
 
 /**
  * The dispatcher's claim: due endpoints with something to deliver, leased to `$1` for `$2`
@@ -105,22 +107,15 @@ export function webhookLeaseStore(db: Queryable) {
       return Number(rows[0]?.moved) > 0;
     },
 
-    /**
-     * Nothing of the filter to send: the position may pass `to` (when given), and the endpoint is
-     * not due again for `spacingMs`. Without that it kept its old next_attempt_at, the oldest of
-     * all, and an endpoint whose partner's dealers are quiet won every claim (ORDER BY
-     * next_attempt_at) while others with deliveries waited.
-     */
+    /** Nothing of the filter to send: the position may pass `to` (advanceSql says why and how). */
     async advance(id: string, owner: string, to: Position | null, spacingMs: number): Promise<void> {
-      await db.query(
-        'AdvanceWebhookPosition',
-        `UPDATE webhook_endpoints SET
-           position_ts = CASE WHEN (position_ts, position_id) < ($3::timestamptz, $4::uuid) THEN $3 ELSE position_ts END,
-           position_id = CASE WHEN (position_ts, position_id) < ($3::timestamptz, $4::uuid) THEN $4 ELSE position_id END,
-           next_attempt_at = clock_timestamp() + make_interval(secs => $5::float8)
-         WHERE id = $1 AND lease_owner = $2 AND pending_delivery_id IS NULL`,
-        [id, owner, to?.ts ?? null, to?.id ?? null, spacingMs / 1000],
-      );
+      await db.query('AdvanceWebhookPosition', ADVANCE, [
+        id,
+        owner,
+        to?.ts ?? null,
+        to?.id ?? null,
+        spacingMs / 1000,
+      ]);
     },
 
     /**
