@@ -16,7 +16,8 @@
  * Then the pipelining scenario (issue 40): 50 connections each pipelining 100 list requests (all
  * sent at once, as one client's queue), while a normal client on a connection of its own sends one
  * list request at a time. The normal client's latency (p50, p99, max) is printed; the run fails
- * when its max passes PIPELINE_BOUND_MS: one connection's queue must not hold the others up.
+ * when its max passes PIPELINE_BOUND_SHARE of the time the flood took to be answered: one
+ * connection's queue must not hold the others up.
  * `--skip-shapes` runs only this scenario; `--pipelined 100` sets the requests per connection.
  */
 import { randomBytes } from 'node:crypto';
@@ -229,9 +230,15 @@ const SHAPES: Shape[] = [
   },
 ];
 
-/** Connections that pipeline, and the normal client's worst latency the scenario accepts. */
+/**
+ * Connections that pipeline, and the normal client's worst latency the scenario accepts, as a share
+ * of the time the whole flood took. A share, not milliseconds: the flood took 9 s on one CI machine
+ * and 23 s on another, and a machine that stalls for a moment stalls both. Before issue 40's fix the
+ * worst request waited for nearly the whole flood (0.97 of it); after, 0.05 to 0.07 (the table in
+ * docs/reliability.md), and 0.14 on a slower CI machine whose one request in 100 waited 3.3 s.
+ */
 const PIPELINING_CONNECTIONS = 50;
-const PIPELINE_BOUND_MS = 3_000;
+const PIPELINE_BOUND_SHARE = 0.25;
 
 interface Latency {
   requests: number;
@@ -501,9 +508,9 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
-  if (latency && latency.max > PIPELINE_BOUND_MS) {
+  if (latency && latency.max > PIPELINE_BOUND_SHARE * latency.pipelinedMs) {
     console.error(
-      `✖ pipelining: a normal request waited ${latency.max} ms behind pipelining connections (bound ${PIPELINE_BOUND_MS} ms)`,
+      `✖ pipelining: a normal request waited ${latency.max} ms behind pipelining connections, more than ${PIPELINE_BOUND_SHARE} of the ${latency.pipelinedMs} ms the flood took`,
     );
     process.exit(1);
   }
