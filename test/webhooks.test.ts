@@ -509,7 +509,7 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
    * (`filter` as given). `run` gets them; everything is closed after it, whatever happens.
    */
   async function failingEndpoint(
-    options: { roots: (tree: Tree) => string[]; filter?: Record<string, unknown> },
+    options: { roots: (tree: Tree) => string[]; filter?: Record<string, unknown>; events?: string[] },
     run: (f: {
       app: TestApp;
       receiver: Receiver;
@@ -525,7 +525,11 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
       const p = await createPartner(app, { roots: options.roots(tree), scopes: SCOPES });
       const made = await app.call('POST', `${EXT}/webhooks`, {
         secret: p.secret,
-        body: { url: receiver.url, ...(options.filter ? { filter: options.filter } : {}) },
+        body: {
+          url: receiver.url,
+          ...(options.filter ? { filter: options.filter } : {}),
+          ...(options.events ? { events: options.events } : {}),
+        },
       });
       assert.equal(made.status, 201, made.text);
       receiver.secrets.push(made.body.data.secret);
@@ -548,6 +552,27 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
     );
   }
 
+  /**
+   * `write` runs with the endpoint paused, so that its first delivery's stretch holds all it
+   * wrote: a look between two writes would pass what is outside the filter or scope before the
+   * test widens it (a race seen in CI, 2026-11-30).
+   */
+  async function whilePaused(
+    f: { app: TestApp; p: { secret: string }; id: string },
+    write: () => Promise<void>,
+  ): Promise<void> {
+    const enabled = async (on: boolean) => {
+      const reply = await f.app.call('PATCH', `${EXT}/webhooks/${f.id}`, {
+        secret: f.p.secret,
+        body: { enabled: on },
+      });
+      assert.equal(reply.status, 200, reply.text);
+    };
+    await enabled(false);
+    await write();
+    await enabled(true);
+  }
+
   test('a filter widened: every listing it takes is delivered; none is passed over', async () => {
     // Found by review (2026-11-30): the retry re-read its stretch under the new filter, up to 100
     // listings, and its acknowledgement moved the position to the stretch's end: 60 active
@@ -555,16 +580,18 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
     await failingEndpoint(
       { roots: (tree) => [tree.ids.A!], filter: { status: ['active'] } },
       async ({ app, receiver, tree, p, id }) => {
-        await bulkUpsert(
-          app,
-          p.secret,
-          items('draft', 100, { status: 'draft', dealerProfileId: tree.ids.A }),
-        );
-        await bulkUpsert(
-          app,
-          p.secret,
-          items('active', 60, { status: 'active', dealerProfileId: tree.ids.A }),
-        );
+        await whilePaused({ app, p, id }, async () => {
+          await bulkUpsert(
+            app,
+            p.secret,
+            items('draft', 100, { status: 'draft', dealerProfileId: tree.ids.A }),
+          );
+          await bulkUpsert(
+            app,
+            p.secret,
+            items('active', 60, { status: 'active', dealerProfileId: tree.ids.A }),
+          );
+        });
         await eventually(
           async () => receiver.requests.length > 0,
           () => 'no first attempt',
@@ -581,10 +608,12 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
   });
 
   test('a scope widened by the operator: the retry ends where a delivery is full, the rest follows', async () => {
-    await failingEndpoint({ roots: (tree) => [tree.ids.A1!] }, async ({ app, receiver, tree, p }) => {
+    await failingEndpoint({ roots: (tree) => [tree.ids.A1!] }, async ({ app, receiver, tree, p, id }) => {
       const writer = await createPartner(app, { global: true, scopes: SCOPES });
-      await bulkUpsert(app, writer.secret, items('outside', 100, { dealerProfileId: tree.ids.A2 }));
-      await bulkUpsert(app, writer.secret, items('inside', 60, { dealerProfileId: tree.ids.A1 }));
+      await whilePaused({ app, p, id }, async () => {
+        await bulkUpsert(app, writer.secret, items('outside', 100, { dealerProfileId: tree.ids.A2 }));
+        await bulkUpsert(app, writer.secret, items('inside', 60, { dealerProfileId: tree.ids.A1 }));
+      });
       await eventually(
         async () => receiver.requests.length > 0,
         () => 'no first attempt',
@@ -596,6 +625,57 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
       await allDelivered(receiver, 160);
       assert.ok(receiver.requests.every((r) => r.count <= 100));
     });
+  });
+
+  test('events: a scope widened by the operator: the retry ends where a delivery is full, the rest follows', async () => {
+    // Found by review (2026-11-30): the retry of a delivery of events re-read its stretch under
+    // the widened scope, up to 100 events, and its acknowledgement moved the position to the
+    // stretch's end: the events after the 100th were never delivered.
+    const type = 'listing.readiness_changed';
+    await failingEndpoint(
+      { roots: (tree) => [tree.ids.A1!], events: [type] },
+      async ({ app, receiver, tree, p, id }) => {
+        const writer = await createPartner(app, { global: true, scopes: SCOPES });
+        // A listing's readiness changes when its first image comes (no image → images pending):
+        // one event each, 100 outside the partner's scope, then 60 inside.
+        await whilePaused({ app, p, id }, async () => {
+          for (const [prefix, n, dealerProfileId] of [
+            ['outside', 100, tree.ids.A2],
+            ['inside', 60, tree.ids.A1],
+          ] as const) {
+            await bulkUpsert(app, writer.secret, items(prefix, n, { dealerProfileId }));
+            await bulkUpsert(
+              app,
+              writer.secret,
+              items(prefix, n, { dealerProfileId, images: ['https://203.0.113.9/a.jpg'] }),
+            );
+          }
+        });
+        await eventually(
+          async () => receiver.requests.length > 0,
+          () => 'no first attempt',
+        );
+        assert.equal(receiver.requests[0]!.type, type);
+        assert.equal(receiver.requests[0]!.count, 60);
+        await app.admin('PATCH', `/partners/${p.id}`, {
+          access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
+        });
+        receiver.failRate = 0;
+        const delivered = () =>
+          new Set(
+            receiver.requests
+              .filter((r) => r.answered === 200)
+              .flatMap((r) => JSON.parse(r.raw.body).data.map((e: { id: string }) => e.id)),
+          );
+        await eventually(
+          async () => delivered().size === 160,
+          () => `${delivered().size} of 160 events delivered`,
+          20_000,
+        );
+        assert.ok(receiver.requests.every((r) => r.type === type && r.count <= 100));
+        assert.deepEqual(receiver.problems, []);
+      },
+    );
   });
 
   test('a stretch that moved on: attempts go on counting and the streak keeps its start', async () => {

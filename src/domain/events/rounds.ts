@@ -90,20 +90,24 @@ export function eventRounds(deps: EventRoundDeps) {
   ): Promise<EventDelivery | { advanceTo: EventPosition | null }> {
     if (stream.pending) {
       // The same stretch again: events never change, so it carries what it carried (less what
-      // the scope no longer covers).
-      const { through } = stream.pending;
-      const rows = await deps.events.page(filter, EVENT_BATCH_SIZE, {
+      // the scope no longer covers). When the partner's scope widened since (an operator's
+      // change), the stretch may hold events it did not, of another type or past what a
+      // delivery carries: then this retry ends where its run of one type ends, so that
+      // acknowledging it never moves the position past events it left out; they follow.
+      const rows = await deps.events.page(filter, EVENT_BATCH_SIZE + 1, {
         after: stream.position,
-        through,
+        through: stream.pending.through,
         horizon: null,
       });
       const type = rows[0]?.type ?? '';
+      const otherType = rows.findIndex((r) => r.type !== type);
+      const run = rows.slice(0, Math.min(otherType === -1 ? rows.length : otherType, EVENT_BATCH_SIZE));
       return {
         deliveryId: stream.pending.deliveryId,
         type,
-        through,
+        through: run.length < rows.length ? run[run.length - 1]!.position : stream.pending.through,
         attempt: stream.pending.attempt + 1,
-        events: rows.filter((r) => r.type === type),
+        events: run,
         retry: true,
         caughtUp: false,
       };

@@ -152,7 +152,13 @@ export function webhookEndpointStore(db: Queryable) {
       );
       if (!rows[0]) return undefined;
       if (restart.events) await restartEvents(tx, id, restart.events);
-      else if (patch.events !== undefined) await forgetPendingEvents(tx, id);
+      else if (
+        patch.events !== undefined ||
+        patch.filterStatuses !== undefined ||
+        patch.filterProfileIds !== undefined
+      ) {
+        await forgetPendingEvents(tx, id);
+      }
       if (patch.enabled === true) await freshEventStreak(tx, id);
       return toRecord(rows[0]);
     },
@@ -257,14 +263,16 @@ async function freshEventStreak(tx: Queryable, id: string): Promise<void> {
 }
 
 /**
- * The subscription changed: a delivery of events in flight is read again from the walk (a new
- * webhook-id; the events keep their ids), so no delivery mixes types or carries one unsubscribed.
+ * The subscription or the filter changed: a delivery of events in flight is read again from the
+ * walk (a new webhook-id; the events keep their ids), so no delivery mixes types, carries one
+ * unsubscribed, or passes over one the new filter takes. Its failure streak goes on, attempts
+ * too (acknowledge.ts), as for the walk of listings.
  */
 async function forgetPendingEvents(tx: Queryable, id: string): Promise<void> {
   await tx.query(
     'ForgetPendingWebhookEvents',
     `UPDATE webhook_event_streams SET pending_delivery_id = NULL, pending_through_ts = NULL,
-       pending_through_seq = NULL, pending_attempt = 0
+       pending_through_seq = NULL
      WHERE endpoint_id = $1`,
     [id],
   );
