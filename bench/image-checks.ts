@@ -29,7 +29,7 @@ import { postgresDataset, sql } from './lib/datasets.js';
 import { load } from './lib/load.js';
 import { startService } from './lib/processes.js';
 import { writeRecord } from './lib/record.js';
-import { type Dataset, listingBody } from './lib/scenarios.js';
+import { type Dataset, listingBody, putBody } from './lib/scenarios.js';
 
 const { values } = parseArgs({
   options: {
@@ -144,7 +144,7 @@ async function throughput(label: string): Promise<{ put: number; bulk: number; c
     durationS,
     method: 'PUT',
     headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
-    body: JSON.stringify(item('ignored', 1, FIXED)),
+    body: JSON.stringify({ ...putBody('ignored', 1), images: FIXED }),
     path: () => `${API}/listings/BENCH-IC-P-${run}-${label}-${n++}`,
   });
   // Bulk: 100 new listings a request, references made unique by autocannon's [<id>].

@@ -31,6 +31,7 @@ import type { Scenario } from './lib/report.js';
 import {
   type Dataset,
   listingBody,
+  putBody,
   READS,
   type ReadScenario,
   requestWork,
@@ -384,7 +385,7 @@ if (wanted('put-single')) {
     durationS,
     method: 'PUT',
     headers: { ...auth('global'), 'content-type': 'application/json' },
-    body: JSON.stringify(listingBody('ignored', 1)),
+    body: JSON.stringify(putBody('ignored', 1)),
     path: () => `${API}/listings/BENCH-PUT-${run}-${n++}`,
   });
   results.push({

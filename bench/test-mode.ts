@@ -43,7 +43,7 @@ import { postgresDataset, sql } from './lib/datasets.js';
 import { load, type Measured } from './lib/load.js';
 import { startService } from './lib/processes.js';
 import { writeRecord } from './lib/record.js';
-import { type Dataset, listingBody } from './lib/scenarios.js';
+import { type Dataset, listingBody, putBody } from './lib/scenarios.js';
 import { cpuMs } from './lib/usage.js';
 
 const { values } = parseArgs({
@@ -263,7 +263,7 @@ async function phase(name: PhaseName, round: number, seconds = durationS): Promi
     durationS: seconds,
     method: 'PUT',
     headers: { ...liveAuth, 'content-type': 'application/json' },
-    body: JSON.stringify(listingBody('ignored', 1)),
+    body: JSON.stringify(putBody('ignored', 1)),
     path: () => `${API}/listings/BENCH-TM-PUT-${run}-${puts++}`,
   });
   const cpuAfter = cpuMs(service.pid);

@@ -23,7 +23,7 @@ import { CLAIM_SQL } from '../src/store/webhooks/index.js';
 import { API, serviceApi } from './lib/api.js';
 import { load, percentile } from './lib/load.js';
 import { startService } from './lib/processes.js';
-import { type Dataset, listingBody } from './lib/scenarios.js';
+import { type Dataset, listingBody, putBody } from './lib/scenarios.js';
 
 const { values } = parseArgs({
   options: {
@@ -162,7 +162,7 @@ async function throughput(label: string): Promise<number> {
     durationS,
     method: 'PUT',
     headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
-    body: JSON.stringify(listingBody('ignored', 1)),
+    body: JSON.stringify(putBody('ignored', 1)),
     path: () => `${API}/listings/BENCH-WH-T-${run}-${label}-${n++}`,
   });
   if (measured.errors) throw new Error(`${label}: ${measured.errors} errors`);

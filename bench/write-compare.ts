@@ -29,7 +29,7 @@ import pg from 'pg';
 import { request } from 'undici';
 import { load } from './lib/load.js';
 import { type Proc, startService } from './lib/processes.js';
-import { listingBody } from './lib/scenarios.js';
+import { listingBody, putBody } from './lib/scenarios.js';
 
 const { values } = parseArgs({
   options: {
@@ -226,7 +226,7 @@ try {
         ...base,
         url: `${service.url}${API}/listings/x`,
         // Images of its own, as a new listing has ([<id>]: unique per request).
-        body: JSON.stringify(listingBody('NEW-[<id>]', 1)),
+        body: JSON.stringify(putBody('NEW-[<id>]', 1)),
         idReplacement: true,
         path: () => `${API}/listings/NEW-${round}-${n++}`,
       });
@@ -237,7 +237,7 @@ try {
         ...base,
         url: `${service.url}${API}/listings/x`,
         body: JSON.stringify({
-          ...listingBody('ignored', 1),
+          ...putBody('ignored', 1),
           title: 'Volkswagen Golf [<id>]',
           images: REPLACE_IMAGES,
         }),

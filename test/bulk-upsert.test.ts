@@ -193,7 +193,7 @@ describe('POST /listings/bulk-upsert: items', () => {
     const data = await bulkOk(
       [
         { ...listingBody(), externalReference: null, external_reference: alias },
-        { ...listingBody(), externalReference: alias, external_reference: 42 },
+        { ...listingBody(), externalReference: alias, external_reference: alias },
       ],
       1,
       1,
@@ -205,6 +205,32 @@ describe('POST /listings/bulk-upsert: items', () => {
     assert.deepEqual(
       data.results.map((r: any) => [r.index, r.externalReference]),
       [[1, alias]],
+    );
+  });
+
+  test('both names of the reference, of different values: the item is refused at the alias', async () => {
+    // Found by review (2026-11-30): externalReference won and the alias's value was ignored
+    // without a word.
+    const [a, b] = [ref('both'), ref('both')];
+    const data = await bulkOk(
+      [
+        { ...listingBody(), externalReference: a, external_reference: b },
+        { ...listingBody(), externalReference: b, external_reference: 42 },
+      ],
+      0,
+      2,
+    );
+    assert.deepEqual(
+      data.errors.map((e: any) => [
+        e.index,
+        e.externalReference,
+        e.code,
+        e.issues.map((i: any) => [i.path, i.code]),
+      ]),
+      [
+        [0, a, 'VALIDATION_FAILED', [['external_reference', 'reference_mismatch']]],
+        [1, b, 'VALIDATION_FAILED', [['external_reference', 'reference_mismatch']]],
+      ],
     );
   });
 

@@ -405,12 +405,13 @@ const EXCEPTIONS: Exception[] = [
 
 /** Places whose edges are not sent, and why. */
 const NOT_WALKED: Record<string, string> = {
-  // On a PUT and a PATCH the path names the listing: a reference in the body is ignored (the
-  // description says so). In a bulk upsert it is each item's, and items are walked on PUT.
-  'upsertListing body externalReference': 'ignored: the path names the listing',
-  'upsertListing body external_reference': 'ignored: the path names the listing',
-  'patchListing body externalReference': 'ignored: the path names the listing',
-  'patchListing body external_reference': 'ignored: the path names the listing',
+  // On a PUT and a PATCH the path names the listing: a reference in the body must be the path's
+  // (the description says so; any other value is reference_mismatch, listings-write.test.ts). In a
+  // bulk upsert it is each item's, and items are walked on PUT.
+  'upsertListing body externalReference': 'the path names the listing: only its reference is taken',
+  'upsertListing body external_reference': 'the path names the listing: only its reference is taken',
+  'patchListing body externalReference': 'the path names the listing: only its reference is taken',
+  'patchListing body external_reference': 'the path names the listing: only its reference is taken',
 };
 
 /** The exceptions stated for a place. */

@@ -33,8 +33,8 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
 const ADMIN = '/api/admin/v1';
 /**
- * Body fields ignored by the write (docs/contract.md#put-replaces: read-only fields, and the path's
- * reference wins).
+ * Body fields a write does not store as sent (docs/contract.md#put-replaces: read-only fields are
+ * ignored; a body's reference is taken only when it is the path's).
  */
 const IGNORED = new Set<string>(['externalReference', 'external_reference', ...READ_ONLY_FIELDS]);
 const SCOPES = [...ALL_SCOPES, 'manage:webhooks'];

@@ -121,6 +121,30 @@ describe('PATCH /listings/{externalReference}', () => {
     assert.equal(listed.body.data[0].status, 'draft');
   });
 
+  test('a patch cannot change or clear the reference: reference_mismatch; repeating it is taken', async () => {
+    // Found by review (2026-11-30): {"externalReference": "NEW"} answered 200 unchanged, as if
+    // the listing had been renamed.
+    const r = ref('rename');
+    const { listingId } = await putOk(app, secret, r, listingBody({ mileage: 10 }));
+    for (const body of [
+      { externalReference: ref('new') },
+      { external_reference: 'x' },
+      { externalReference: null },
+    ]) {
+      const reply = await patch(r, { ...body, mileage: 20 });
+      assert.equal(reply.status, 422, reply.text);
+      const [name] = Object.keys(body);
+      assert.deepEqual(
+        reply.body.error.issues.map((i: { path: string; code: string }) => [i.path, i.code]),
+        [[name, 'reference_mismatch']],
+      );
+    }
+    assert.equal((await getListing(app, secret, listingId)).mileage, 10);
+    const same = await patch(r, { externalReference: r, mileage: 20 });
+    assert.equal(same.status, 200, same.text);
+    assert.equal(same.body.data.outcome, 'updated');
+  });
+
   test('an unknown reference is 404 (a patch never creates)', async () => {
     const r = ref('patch-missing');
     assertError(await patch(r, { title: 'x', price: 1000 }), 404, 'NOT_FOUND');

@@ -273,6 +273,45 @@ describe('PUT /listings/{externalReference}', () => {
     assert.equal(after.createdAt, got.createdAt);
   });
 
+  test('a reference in the body is taken only when it is the path’s: another is reference_mismatch', async () => {
+    // Found by review (2026-11-30): a body's reference of another value was ignored without a
+    // word (the listing of the path was written).
+    const r = ref('same');
+    const { listingId } = await putOk(
+      app,
+      secret,
+      r,
+      listingBody({ externalReference: r, external_reference: r }),
+      201,
+    );
+    // A listing read back is sent back as it is.
+    const read = await getListing(app, secret, listingId);
+    assert.equal((await putOk(app, secret, r, read, 200)).outcome, 'unchanged');
+    const other = ref('other');
+    for (const sent of [
+      { externalReference: other },
+      { external_reference: other },
+      { externalReference: null },
+      { externalReference: 7 },
+    ]) {
+      const reply = await put(app, secret, r, listingBody({ mileage: 5, ...sent }));
+      const error = assertError(reply, 422, 'VALIDATION_FAILED');
+      const [name] = Object.keys(sent);
+      assert.deepEqual(
+        error.issues.map((i: { path: string; code: string }) => [i.path, i.code]),
+        [[name, 'reference_mismatch']],
+        reply.text,
+      );
+      assert.match(error.issues[0].message, new RegExp(`must be "${r}"`));
+    }
+    // Nothing was written, and the other reference names no listing.
+    assert.equal((await getListing(app, secret, listingId)).mileage, read.mileage);
+    assert.equal(
+      (await put(app, secret, other, listingBody(), { query: '?dryRun=true' })).body.data.outcome,
+      'would_create',
+    );
+  });
+
   test('resending identical content: outcome unchanged, updatedAt kept; a real change moves it', async () => {
     const r = ref('noop');
     const body = listingBody({

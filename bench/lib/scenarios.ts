@@ -113,6 +113,15 @@ export function listingBody(reference: string, i: number): Record<string, unknow
   };
 }
 
+/**
+ * listingBody for a PUT: the path names the listing, so the body carries no reference (one that
+ * differs from the path's is refused). `tag` goes into the image URLs as a reference would.
+ */
+export function putBody(tag: string, i: number): Record<string, unknown> {
+  const { externalReference: _path, ...body } = listingBody(tag, i);
+  return body;
+}
+
 /** Store rows for the raw write limit: validated once, as the domain would, then fresh per batch. */
 export function rowFactory(dealerProfileId: string) {
   const schema = listingBodySchema({ historyReportHosts: [] });

@@ -176,6 +176,8 @@ export const messages = {
         ? 'No items: the object has no "items" array.'
         : 'The body must be a JSON array of listings or an object {"items": [...]}.',
   referenceRequired: () => 'externalReference is required.',
+  referenceMismatch: (reference: string) =>
+    `must be ${JSON.stringify(reference)}, the reference this write addresses: a listing's reference cannot change (leave it out, or send it as it is)`,
   noConsoleFile: (file: string) => `No console file ${file}.`,
   notReady: (why: string) => `Not ready: ${why}.`,
   noFailedRequest: (requestId: string) =>

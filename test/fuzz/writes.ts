@@ -68,8 +68,9 @@ rules.dealerLocationCode = fc.constantFrom(...WRITER_SCOPE).map((key) => `⟪cod
 
 /**
  * Overrides for listing bodies: valid values by every rule, invalid ones for the enumerations the
- * document states in prose, and the fields a mutation would not break because the service ignores
- * them (a PUT's body reference; the alias beside a canonical name).
+ * document states in prose, and the fields a mutation is not drawn for: a body's reference, which
+ * a valid case sets to the reference the write addresses (writeCase) and any other value makes
+ * `reference_mismatch`, a rule the document states in prose.
  */
 export function listingOverrides(op: Operation): Overrides {
   const overrides: Overrides = {
@@ -139,12 +140,12 @@ export function writeCase(op: Operation): fc.Arbitrary<Case> | undefined {
       who: 'writer' as const,
       path: `/listings/${encodeURIComponent(ref)}`,
       query: [],
-      json,
+      json: sameReference(json, ref),
     }));
   }
   const item = fc
     .tuple(cleanReference, body(op, listing))
-    .map(([ref, json]) => ({ ...json, externalReference: ref }));
+    .map(([ref, json]) => ({ ...sameReference(json, ref), externalReference: ref }));
   return fc.tuple(fc.array(item, { minLength: 1, maxLength: 20 }), fc.boolean()).map(([items, wrapped]) => ({
     kind: 'write' as const,
     op: op.id,
@@ -154,4 +155,14 @@ export function writeCase(op: Operation): fc.Arbitrary<Case> | undefined {
     query: [],
     json: wrapped ? { items } : items,
   }));
+}
+
+/**
+ * A body whose reference names, where it has one, are the reference the write addresses: a body
+ * may repeat it, never differ from it (reference_mismatch).
+ */
+function sameReference(json: Record<string, unknown>, ref: string): Record<string, unknown> {
+  const out = { ...json };
+  for (const name of ['externalReference', 'external_reference']) if (name in out) out[name] = ref;
+  return out;
 }

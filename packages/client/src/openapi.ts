@@ -487,7 +487,7 @@ export interface components {
     schemas: {
         /** @description A listing as you send it. title is always required. Rules across fields, which the service checks: a listing on offer (status active or pending) needs a price, and a new listing without a status becomes active, so it needs a price unless you send status sold or draft; a new listing needs dealerProfileId or dealerLocationCode unless your secret has exactly one root profile; dealerProfileId wins over dealerLocationCode. Fields you leave out are cleared on an update (a PUT replaces the listing). Enumerated fields accept the values and aliases of GET /reference/enums, case-insensitively. Read-only fields (id, slug, createdAt, …) are accepted and ignored; an unknown field is refused (VALIDATION_FAILED, unknown_field, with the closest known name). */
         ListingWrite: {
-            /** @description Your reference. In a PUT the path names it; in bulk items it is required. Alias: external_reference. */
+            /** @description Your reference. In a PUT or PATCH the path names it: the body may leave it out or repeat it, and any other value is refused (VALIDATION_FAILED, reference_mismatch: a reference cannot change). In bulk items it is required. Alias: external_reference (when both are sent, they must be equal). */
             externalReference?: string;
             /** @description Alias of externalReference. */
             external_reference?: string;
@@ -590,7 +590,7 @@ export interface components {
             /** @description Read-only: accepted and ignored, so a listing read back can be sent back as it is. */
             changedAt?: unknown;
         };
-        /** @description A JSON Merge Patch (RFC 7396) of your listing: only the fields you send change; null clears an optional field; an array (images, features, conditionTags) replaces the whole array. The listing that results is validated as a whole, as in PUT: the same issues (unknown_field included), and the same rules across fields (a price for an active or pending listing). A patch that changes nothing answers outcome unchanged and leaves updatedAt as it was. */
+        /** @description A JSON Merge Patch (RFC 7396) of your listing: only the fields you send change; null clears an optional field; an array (images, features, conditionTags) replaces the whole array. The listing that results is validated as a whole, as in PUT: the same issues (unknown_field included), and the same rules across fields (a price for an active or pending listing). A patch that changes nothing answers outcome unchanged and leaves updatedAt as it was. The path names the listing: externalReference (or external_reference) may be left out or repeat it; any other value, null included, is refused (reference_mismatch: a reference cannot change). */
         ListingPatch: {
             externalReference?: unknown;
             external_reference?: unknown;

@@ -183,7 +183,10 @@ export function prepare(
   }
   const body = item.body as Record<string, unknown>;
   const parsed = schema.safeParse(body);
-  const textIssues = c1IssuesOf(schema, body, options.c1Fields);
+  const textIssues = [
+    ...referenceIssues(body, item.reference),
+    ...c1IssuesOf(schema, body, options.c1Fields),
+  ];
   if (!parsed.success || textIssues.length > 0) {
     const issues = parsed.success ? [] : expandUnrecognized(parsed.error.issues, schema, 'field');
     return {
@@ -194,6 +197,22 @@ export function prepare(
     };
   }
   return { index: item.index, reference: item.reference, write: toListingWrite(parsed.data) };
+}
+
+/** The names a body may give its reference by. */
+export const REFERENCE_NAMES = ['externalReference', 'external_reference'] as const;
+
+/**
+ * A body may carry the listing's reference (a listing read back and sent back does), but only as
+ * the reference the write addresses: the path's (PUT, PATCH), or the item's first name of it
+ * (bulk). Another value was ignored without a word: a partner that meant to rename a listing by
+ * PATCH was told `unchanged`, and a bulk item with both names written differently wrote one of
+ * them. A reference cannot change: it is refused at the name that differs.
+ */
+export function referenceIssues(body: Record<string, unknown>, reference: string): Issue[] {
+  return REFERENCE_NAMES.filter(
+    (name) => Object.hasOwn(body, name) && body[name] !== undefined && body[name] !== reference,
+  ).map((path) => ({ path, code: 'reference_mismatch', message: messages.referenceMismatch(reference) }));
 }
 
 const NOT_TEXT_OF_THE_LISTING = new Set<string>([

@@ -13,6 +13,8 @@ import {
   type ItemError,
   type ItemResult,
   prepare,
+  REFERENCE_NAMES,
+  referenceIssues,
   validationFailed,
 } from '../items.js';
 import { resolveDealers } from './dealers.js';
@@ -126,7 +128,14 @@ async function patchOnce(
     { c1Fields: new Set(Object.keys(patch)) },
   );
   if (prepared instanceof ProblemError) throw prepared;
-  const erased = unknownNullIssues(patch, deps.schema);
+  // A reference cleared by null is gone from the merged body: refused like one changed.
+  const erased = [
+    ...unknownNullIssues(patch, deps.schema),
+    ...referenceIssues(
+      Object.fromEntries(REFERENCE_NAMES.filter((n) => patch[n] === null).map((n) => [n, null])),
+      reference,
+    ),
+  ];
   const current = {
     id: read.id as string,
     reference,

@@ -19,7 +19,7 @@ export const listingWriteDoc = listingBodySchema({ historyReportHosts: ['www.car
     externalReference: reference
       .optional()
       .describe(
-        'Your reference. In a PUT the path names it; in bulk items it is required. Alias: external_reference.',
+        'Your reference. In a PUT or PATCH the path names it: the body may leave it out or repeat it, and any other value is refused (VALIDATION_FAILED, reference_mismatch: a reference cannot change). In bulk items it is required. Alias: external_reference (when both are sent, they must be equal).',
       ),
     external_reference: z.string().optional().describe('Alias of externalReference.'),
   })
@@ -115,7 +115,9 @@ export const listingPatchDoc = listingBodySchema({ historyReportHosts: ['www.car
       'optional field; an array (images, features, conditionTags) replaces the whole array. The listing ' +
       'that results is validated as a whole, as in PUT: the same issues (unknown_field included), and the ' +
       'same rules across fields (a price for an active or pending listing). A patch that changes nothing ' +
-      'answers outcome unchanged and leaves updatedAt as it was.',
+      'answers outcome unchanged and leaves updatedAt as it was. The path names the listing: externalReference ' +
+      '(or external_reference) may be left out or repeat it; any other value, null included, is refused ' +
+      '(reference_mismatch: a reference cannot change).',
     examples: [{ price: 20950, mileage: 48900 }],
   });
 
