@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { configuredImageChecks } from '../src/background/image-checks.js';
 import type { Loop } from '../src/background/loop.js';
+import { FAILED_WRITE_RETRY_MS } from '../src/domain/images/checker.js';
+import { imageCheckChanged } from '../src/domain/images/results.js';
 import { bootApp, createTree, listingBody, type TestApp, type Tree } from './helpers/app.js';
 import { eventually } from './helpers/eventually.js';
 import { IMAGE_TEST_ENV, imageChecker } from './helpers/image-checker.js';
@@ -181,5 +185,49 @@ describe('image checks', () => {
     const mine = (i: number) => fetched[i]!.filter((u) => urls.includes(u));
     assert.deepEqual([...mine(0), ...mine(1)].sort(), [...urls].sort());
     assert.ok(mine(0).length > 0 && mine(1).length > 0, `${mine(0).length} and ${mine(1).length}`);
+  });
+
+  test('a result that could not be written: said in the log, and its URL due again in seconds', async () => {
+    // Before (2026-11-30) the failure was swallowed and the URL waited for its lease to lapse, a
+    // minute, without a word. The first result's write fails here, as a lost connection would.
+    // This loop alone: another would take the URL back and check it.
+    for (const other of checkers) await other.stop();
+    const warned: { url?: string; msg: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warned.push(JSON.parse(line)) });
+    let failures = 1;
+    const loop = configuredImageChecks(
+      { ...app.config, IMAGE_CHECK_CONCURRENCY: 2 },
+      app.running.db,
+      {
+        logger,
+        changed: async (tx, outcome) => {
+          if (failures-- > 0) throw new Error('the connection was lost');
+          await imageCheckChanged(tx, outcome);
+        },
+      },
+      { everyMs: 50, random: () => 0 },
+    );
+    const url = images.url('/photo.png?write-fails');
+    await putListing(app, secret, ref('write-fails'), listingBody({ images: [url] }));
+    const started = Date.now();
+    await loop.start();
+    try {
+      let state: string | undefined;
+      await eventually(
+        async () => {
+          state = (await checks([url])).get(url)?.state;
+          return state === 'ok';
+        },
+        () => `still ${state}`,
+        20_000,
+      );
+    } finally {
+      await loop.stop();
+    }
+    assert.ok(Date.now() - started < FAILED_WRITE_RETRY_MS + 10_000, 'not the lease’s minute');
+    assert.ok(
+      warned.some((w) => w.url === url && /not written/.test(w.msg)),
+      JSON.stringify(warned),
+    );
   });
 });

@@ -100,6 +100,7 @@ export function configuredImageChecks(
     writeTxMs: config.WRITE_TX_TIMEOUT_MS,
     observe: options.observe,
     changed: options.changed ?? imageCheckChanged,
+    logger: options.logger,
   });
   return imageChecksLoop(
     checker,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { type ImageFetcher, imageFetcher } from '../../outbound/image-fetch.js';
 import type { ImageFetchResult } from '../../outbound/image-fetch-result.js';
 import type { Db, Queryable } from '../../store/db.js';
@@ -24,6 +25,11 @@ export const IMAGE_CHECK_LEASE_MS = 60_000;
 export const UNUSED_RECHECK_MS = 24 * 60 * 60 * 1000;
 /** A host over its limit with nothing to say when it frees (a slot, not a token): back this soon. */
 const HOST_BUSY_RETRY_MS = 1000;
+/**
+ * A result whose write failed (a lock wait past WRITE_TX_TIMEOUT_MS, a connection lost): its URL
+ * is due again this soon. Before, it waited for its lease to lapse, a minute, without a word.
+ */
+export const FAILED_WRITE_RETRY_MS = 5000;
 
 /**
  * The fetcher of image checks: the outbound rules of webhooks, the byte cap of the limits.
@@ -53,6 +59,8 @@ export interface ImageCheckerDeps {
   changed?: (tx: Queryable, outcome: CheckOutcome) => Promise<void>;
   /** Each fetch that ended, with its check (metrics, tests). */
   observe?: (url: string, check: ImageCheck, durationMs: number) => void;
+  /** Where a result that could not be written is told. */
+  logger?: Pick<Logger, 'warn'>;
   now?: () => Date;
 }
 
@@ -163,8 +171,16 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
           continue;
         }
         const running: Promise<void> = check(owner, item)
-          // A failed write leaves the lease to lapse: the URL is due again at its end.
-          .catch(() => {})
+          .catch(async (error: unknown) => {
+            deps.logger?.warn(
+              { err: error, url: item.url },
+              `image check result not written; the URL is due again in ${FAILED_WRITE_RETRY_MS / 1000} s`,
+            );
+            // With the database gone the release fails too, and the lease lapses instead.
+            await deps.store
+              .release(owner, [item.url], new Date(Date.now() + FAILED_WRITE_RETRY_MS))
+              .catch(() => {});
+          })
           .finally(() => {
             active.delete(running);
             done();
