@@ -157,6 +157,13 @@ describe('image checks in the read shape', () => {
     assert.equal(reply.status, 400, reply.text);
     const bad = await app.call('GET', `${EXT}/listings?readiness=yes`, { secret });
     assert.equal(bad.status, 400, bad.text);
+    // meta.filters says so (it did not, 2026-11-30).
+    const both = await app.call('GET', `${EXT}/listings?readiness=not_live&imageState=unreachable`, {
+      secret,
+    });
+    assert.equal(both.status, 200, both.text);
+    assert.equal(both.body.meta.filters.readiness, 'not_live');
+    assert.equal(both.body.meta.filters.imageState, 'unreachable');
   });
 
   test('a listing written while a result commits, rendered from the older result, is set right', async () => {

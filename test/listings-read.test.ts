@@ -20,6 +20,7 @@ import {
   getOk,
   ids,
   idsOf,
+  pinTimes,
   qs,
   type Seeded,
   seedListings,
@@ -176,6 +177,13 @@ describe('GET /listings and GET /listings/{id}', () => {
     const exact = await list(partnerA, { status: 'all', updatedSince: at(4).toISOString() });
     assert.deepEqual(ids(exact.data), since(4));
     assert.equal(exact.meta.filters.updatedSince, at(4).toISOString());
+    // Microseconds are cut to the millisecond, the bound moving earlier (docs/contract.md).
+    const micro = await list(partnerA, {
+      status: 'all',
+      updatedSince: at(4).toISOString().replace('.000Z', '.000900Z'),
+    });
+    assert.deepEqual(ids(micro.data), since(4));
+    assert.equal(micro.meta.filters.updatedSince, at(4).toISOString());
     // One millisecond later, the listing updated exactly at 10:04 drops out.
     const justAfter = await seenByA({ updated_since: new Date(at(4).getTime() + 1).toISOString() });
     assert.deepEqual(justAfter, since(5));
@@ -216,6 +224,33 @@ describe('GET /listings and GET /listings/{id}', () => {
     const draft = rows.find((r) => r.status === 'draft')!.id;
     assert.equal((await seenByA({ sort: '-price' })).at(-1), draft);
     assert.equal((await seenByA({ sort: 'price' })).at(-1), draft);
+  });
+
+  test('-updatedAt is the reverse of updatedAt, after a change of the service’s too', async () => {
+    // Found by review (2026-11-30): updatedAt walked changedAt (the sync position) but
+    // -updatedAt sorted by updatedAt, so after a change of the service's (here a status set in
+    // SQL, as an image check's result moves changedAt alone) both orders gave the same list.
+    const own = await createTree(app);
+    const secret = (await createPartner(app, { roots: [own.ids.A!], scopes: ALL_SCOPES })).secret;
+    const made = await bulkUpsert(
+      app,
+      secret,
+      ['x', 'y'].map((n) => ({
+        externalReference: unique(n),
+        ...listingBody({ dealerProfileId: own.ids.A }),
+      })),
+    );
+    const [x, y] = Object.values(made);
+    await pinTimes(app, x!, at(1), at(1));
+    await pinTimes(app, y!, at(2), at(2));
+    await app.running.db.query('TestServiceChange', "UPDATE listings SET status = 'pending' WHERE id = $1", [
+      x,
+    ]);
+    const forward = await list(secret, { status: 'all' });
+    assert.deepEqual(ids(forward.data), [y, x]);
+    assert.ok(forward.data[1].changedAt > forward.data[0].changedAt, JSON.stringify(forward.data));
+    assert.ok(forward.data[1].updatedAt < forward.data[0].updatedAt, 'x kept its updatedAt');
+    assert.deepEqual(ids((await list(secret, { status: 'all', sort: '-updatedAt' })).data), [x, y]);
   });
 
   test('listings written in one bulk share updatedAt and come in id order', async () => {

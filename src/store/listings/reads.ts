@@ -9,9 +9,11 @@ export type Sort = (typeof SORTS)[number];
 // `updatedAt` (the default, and the sync cursor's order) follows the sync position, changed_at
 // (migration 021): a partner's edit sets it to updatedAt, and a change of the service's (an image
 // check's result) moves it alone, so a walk sees every change, once, in order (docs/sync.md).
+// `-updatedAt` is its reverse: sorted by updated_at it gave the same order as updatedAt for a
+// listing a check had moved (most recently changed last both ways).
 const SORT_SQL: Record<Sort, string> = {
   updatedAt: 'l.changed_at ASC, l.id ASC',
-  '-updatedAt': 'l.updated_at DESC, l.id DESC',
+  '-updatedAt': 'l.changed_at DESC, l.id DESC',
   createdAt: 'l.created_at ASC, l.id ASC',
   '-createdAt': 'l.created_at DESC, l.id DESC',
   // Listings without a price (drafts) sort last either way.

@@ -145,6 +145,8 @@ export function appliedFilters(query: {
   includeChildren?: boolean;
   mine: boolean;
   externalReference?: string | undefined;
+  readiness?: string | undefined;
+  imageState?: string | undefined;
 }) {
   return {
     status: query.status,
@@ -158,6 +160,10 @@ export function appliedFilters(query: {
     ...(query.includeChildren !== undefined ? { includeChildren: query.includeChildren } : {}),
     ...(query.mine ? { mine: true } : {}),
     ...(query.externalReference !== undefined ? { externalReference: query.externalReference } : {}),
+    // Only when set, as the cursor's fingerprint has them (found by review, 2026-11-30: a list
+    // filtered by either did not say so).
+    ...(query.readiness !== undefined ? { readiness: query.readiness } : {}),
+    ...(query.imageState !== undefined ? { imageState: query.imageState } : {}),
   };
 }
 
