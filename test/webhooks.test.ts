@@ -553,6 +553,18 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
   }
 
   /**
+   * A webhook-id is one content: receivers de-duplicate by it (docs/webhooks.md), so a retry
+   * under an id already sent must carry what it carried. After the scope widened, the stretch
+   * holds more, and is sent under a new id (migration 037).
+   */
+  function assertOneContentPerId(receiver: Receiver): void {
+    const counts = new Map<string, Set<number>>();
+    for (const r of receiver.requests) counts.set(r.id, (counts.get(r.id) ?? new Set()).add(r.count));
+    const mixed = [...counts].filter(([, c]) => c.size > 1).map(([id, c]) => `${id}: ${[...c].join(', ')}`);
+    assert.deepEqual(mixed, [], 'a webhook-id sent again with other content');
+  }
+
+  /**
    * `write` runs with the endpoint paused, so that its first delivery's stretch holds all it
    * wrote: a look between two writes would pass what is outside the filter or scope before the
    * test widens it (a race seen in CI, 2026-11-30).
@@ -624,20 +636,22 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
       });
       await allDelivered(receiver, 160);
       assert.ok(receiver.requests.every((r) => r.count <= 100));
+      assertOneContentPerId(receiver);
     });
   });
 
-  test('events: a scope widened by the operator: the retry ends where a delivery is full, the rest follows', async () => {
-    // Found by review (2026-11-30): the retry of a delivery of events re-read its stretch under
-    // the widened scope, up to 100 events, and its acknowledgement moved the position to the
-    // stretch's end: the events after the 100th were never delivered.
+  /**
+   * 100 readiness events outside partner p's scope (A2), then 60 inside (A1), on a failing
+   * endpoint subscribed to them; `widen` brings A2 into the scope while the first delivery waits.
+   * Every event is delivered, each webhook-id with one content.
+   */
+  async function eventsAfterWidening(widen: (app: TestApp, tree: Tree, partnerId: string) => Promise<void>) {
     const type = 'listing.readiness_changed';
     await failingEndpoint(
       { roots: (tree) => [tree.ids.A1!], events: [type] },
       async ({ app, receiver, tree, p, id }) => {
         const writer = await createPartner(app, { global: true, scopes: SCOPES });
-        // A listing's readiness changes when its first image comes (no image → images pending):
-        // one event each, 100 outside the partner's scope, then 60 inside.
+        // A listing's readiness changes when its first image comes (no image → images pending).
         await whilePaused({ app, p, id }, async () => {
           for (const [prefix, n, dealerProfileId] of [
             ['outside', 100, tree.ids.A2],
@@ -657,9 +671,7 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
         );
         assert.equal(receiver.requests[0]!.type, type);
         assert.equal(receiver.requests[0]!.count, 60);
-        await app.admin('PATCH', `/partners/${p.id}`, {
-          access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
-        });
+        await widen(app, tree, p.id);
         receiver.failRate = 0;
         const delivered = () =>
           new Set(
@@ -674,8 +686,26 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
         );
         assert.ok(receiver.requests.every((r) => r.type === type && r.count <= 100));
         assert.deepEqual(receiver.problems, []);
+        assertOneContentPerId(receiver);
       },
     );
+  }
+
+  test('events: a scope widened by the operator: the retry ends where a delivery is full, the rest follows', async () => {
+    // Found by review (2026-11-30): the retry of a delivery of events re-read its stretch under
+    // the widened scope, up to 100 events, and its acknowledgement moved the position to the
+    // stretch's end: the events after the 100th were never delivered.
+    await eventsAfterWidening(async (app, tree, partnerId) => {
+      await app.admin('PATCH', `/partners/${partnerId}`, {
+        access: { scope: 'restricted', rootProfileIds: [tree.ids.A] },
+      });
+    });
+  });
+
+  test('events: a dealer moved under the partner’s root: its events come under a new webhook-id', async () => {
+    await eventsAfterWidening(async (app, tree) => {
+      await app.admin('PATCH', `/dealers/${tree.ids.A2}`, { parentId: tree.ids.A1 });
+    });
   });
 
   test('a stretch that moved on: attempts go on counting and the streak keeps its start', async () => {

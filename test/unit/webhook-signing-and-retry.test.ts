@@ -6,6 +6,7 @@ import { cursorCodec } from '../../src/domain/cursor.js';
 import { ProblemError } from '../../src/domain/errors.js';
 import { deliveryBody, endpointFingerprint } from '../../src/domain/webhooks/payload.js';
 import { afterFailure, RETRY_PERIOD_MS, retryDelayMs } from '../../src/domain/webhooks/retry.js';
+import { scopeKey } from '../../src/domain/webhooks/scope.js';
 import {
   generateWebhookSecret,
   SECRET_PREFIX,
@@ -218,4 +219,26 @@ test("a delivery's cursor is the endpoint's position, taken only for that endpoi
     (error: unknown) => error instanceof ProblemError && /was issued for other filters/.test(error.message),
   );
   assert.notEqual(endpointFingerprint('ep-1'), endpointFingerprint('ep-2'));
+});
+
+test('scopeKey: the same scope in any order is one key; another profile, status, type or mode is another', () => {
+  const base = {
+    mode: { test: false },
+    profileIds: ['b', 'a'],
+    statuses: null,
+    types: ['listing.readiness_changed'],
+  };
+  assert.equal(
+    scopeKey(base),
+    scopeKey({ types: base.types, statuses: null, profileIds: ['a', 'b'], mode: { test: false } }),
+  );
+  for (const other of [
+    { ...base, profileIds: ['a', 'b', 'c'] },
+    { ...base, profileIds: null },
+    { ...base, statuses: ['active'] },
+    { ...base, types: ['listing.images_checked'] },
+    { ...base, mode: { test: true } },
+  ]) {
+    assert.notEqual(scopeKey(other), scopeKey(base), JSON.stringify(other));
+  }
 });

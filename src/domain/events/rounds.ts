@@ -12,7 +12,7 @@ import type { AttemptOutcome, EndpointRecord, WebhookStore } from '../../store/w
 import { endpointMode, type Mode } from '../access.js';
 import { keptAnswer } from '../webhooks/answer.js';
 import { afterFailure } from '../webhooks/retry.js';
-import { endpointScope } from '../webhooks/scope.js';
+import { endpointScope, scopeKey } from '../webhooks/scope.js';
 import { signingSecrets, webhookHeaders } from '../webhooks/signing.js';
 import { OUTBOX_EVENT_TYPES } from './registry.js';
 
@@ -52,6 +52,10 @@ interface EventDelivery {
   attempt: number;
   events: EventRecord[];
   retry: boolean;
+  /** What it was read under (scopeKey), kept with it while it waits for a retry. */
+  scope: string;
+  /** A retry read under another scope: it goes out under a new id, replacing this pending one. */
+  replaces?: string | undefined;
   /** It took every settled event there was: the walk is caught up after it. */
   caughtUp: boolean;
 }
@@ -88,6 +92,7 @@ export function eventRounds(deps: EventRoundDeps) {
     stream: EventStreamRecord,
     filter: { mode: Mode; types: string[]; profileIds: string[] | null; statuses: string[] | null },
   ): Promise<EventDelivery | { advanceTo: EventPosition | null }> {
+    const scope = scopeKey({ ...filter });
     if (stream.pending) {
       // The same stretch again: events never change, so it carries what it carried (less what
       // the scope no longer covers). When the partner's scope widened since (an operator's
@@ -102,8 +107,13 @@ export function eventRounds(deps: EventRoundDeps) {
       const type = rows[0]?.type ?? '';
       const otherType = rows.findIndex((r) => r.type !== type);
       const run = rows.slice(0, Math.min(otherType === -1 ? rows.length : otherType, EVENT_BATCH_SIZE));
+      // Read under another scope, it may carry events the first attempt did not: a new id, so a
+      // receiver that applied the first attempt does not skip them as a repeat.
+      const rescoped = stream.pending.scope !== null && stream.pending.scope !== scope;
       return {
-        deliveryId: stream.pending.deliveryId,
+        deliveryId: rescoped ? randomUUID() : stream.pending.deliveryId,
+        scope,
+        replaces: rescoped ? stream.pending.deliveryId : undefined,
         type,
         through: run.length < rows.length ? run[run.length - 1]!.position : stream.pending.through,
         attempt: stream.pending.attempt + 1,
@@ -136,6 +146,7 @@ export function eventRounds(deps: EventRoundDeps) {
       attempt: stream.streakAttempts + 1,
       events: batch,
       retry: false,
+      scope,
       caughtUp: batch.length === settled.length && settled.length < EVENT_BATCH_SIZE,
     };
   }
@@ -220,7 +231,8 @@ export function eventRounds(deps: EventRoundDeps) {
         }
         if (next.events.length === 0) {
           // A retried stretch the endpoint no longer receives anything of: passed.
-          if (!(await streams.acknowledge(stream.endpointId, owner, next.deliveryId, null))) return;
+          if (!(await streams.acknowledge(stream.endpointId, owner, next.replaces ?? next.deliveryId, null)))
+            return;
           // The streak goes on (acknowledge.ts): the attempts the stretch had, kept with it.
           const streakAttempts = stream.failingSince ? (stream.pending?.attempt ?? 0) : 0;
           stream = { ...stream, position: next.through, pending: null, streakAttempts };
@@ -231,6 +243,8 @@ export function eventRounds(deps: EventRoundDeps) {
           from: stream.position,
           through: next.through,
           retry: next.retry,
+          scope: next.scope,
+          replaces: next.replaces,
         });
         if (!begun) return;
         const outcome = await send(endpoint, next);
@@ -239,7 +253,12 @@ export function eventRounds(deps: EventRoundDeps) {
             endpoint,
             {
               ...stream,
-              pending: { deliveryId: next.deliveryId, through: next.through, attempt: next.attempt },
+              pending: {
+                deliveryId: next.deliveryId,
+                through: next.through,
+                attempt: next.attempt,
+                scope: next.scope,
+              },
             },
             outcome,
           );

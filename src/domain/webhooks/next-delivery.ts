@@ -7,7 +7,7 @@ import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type EndpointRecord, NIL_UUID } from '../../store/webhooks/index.js';
 import { endpointMode } from '../access.js';
-import { endpointScope } from './scope.js';
+import { endpointScope, scopeKey } from './scope.js';
 
 /** At most this many listings per delivery (the contract's limit). */
 export const BATCH_SIZE = 100;
@@ -18,8 +18,15 @@ export interface Delivery {
   through: Position;
   attempt: number;
   listings: PageRow<ListingJson>[];
-  /** The pending delivery again (same id, same stretch), not a new one. */
+  /** The pending delivery again (same stretch), not a new one. */
   retry: boolean;
+  /** What it was read under (scopeKey), kept with it while it waits for a retry. */
+  scope: string;
+  /**
+   * A retry read under another scope than its first attempt (the partner's access widened, a
+   * dealer moved): it goes out under a new id, replacing the pending one's.
+   */
+  replaces?: string | undefined;
 }
 
 /**
@@ -59,6 +66,7 @@ export function deliveryWalk(deps: {
     filter: ListingFilter,
   ): Promise<Delivery | { advanceTo: Position | null }> {
     const after = endpoint.position;
+    const scope = scopeKey({ ...filter });
     if (endpoint.pending) {
       // A retry carries the same stretch of the walk, each listing in its state now. One that
       // changed since has moved past the stretch: the deliveries after this one carry it.
@@ -73,12 +81,17 @@ export function deliveryWalk(deps: {
       });
       const over = rows.length > BATCH_SIZE;
       if (over) rows.length = BATCH_SIZE;
+      // Read under another scope, it may carry listings the first attempt did not: a new id, so
+      // a receiver that applied the first attempt does not skip them as a repeat.
+      const rescoped = endpoint.pending.scope !== null && endpoint.pending.scope !== scope;
       return {
-        deliveryId: endpoint.pending.deliveryId,
+        deliveryId: rescoped ? randomUUID() : endpoint.pending.deliveryId,
         through: over ? rows[BATCH_SIZE - 1]!.position : endpoint.pending.through,
         attempt: endpoint.pending.attempt + 1,
         listings: rows,
         retry: true,
+        scope,
+        replaces: rescoped ? endpoint.pending.deliveryId : undefined,
       };
     }
     // The horizon first, in a statement of its own (store/sync-horizon.ts says why).
@@ -103,6 +116,7 @@ export function deliveryWalk(deps: {
       attempt: endpoint.streakAttempts + 1,
       listings: settled,
       retry: false,
+      scope,
     };
   }
 

@@ -91,10 +91,10 @@ export function webhookRounds(deps: RoundDeps) {
           await deps.store.advance(endpoint.id, owner, next.advanceTo, DELIVERY_SPACING_MS);
           return;
         }
-        const { deliveryId, through, listings, retry } = next;
+        const { deliveryId, through, listings, retry, scope, replaces } = next;
         if (listings.length === 0) {
           // Every listing of a retried stretch has changed since: later deliveries carry them.
-          if (!(await deps.store.acknowledge(endpoint.id, owner, deliveryId, null))) return;
+          if (!(await deps.store.acknowledge(endpoint.id, owner, replaces ?? deliveryId, null))) return;
           // The streak goes on (acknowledge.ts): the attempts the stretch had, kept with it.
           const streakAttempts = endpoint.failingSince ? (endpoint.pending?.attempt ?? 0) : 0;
           endpoint = { ...endpoint, position: through, pending: null, streakAttempts };
@@ -102,7 +102,14 @@ export function webhookRounds(deps: RoundDeps) {
         }
         const from = endpoint.position;
         if (
-          !(await deps.store.beginDelivery(endpoint.id, owner, leaseMs, { deliveryId, from, through, retry }))
+          !(await deps.store.beginDelivery(endpoint.id, owner, leaseMs, {
+            deliveryId,
+            from,
+            through,
+            retry,
+            scope,
+            replaces,
+          }))
         )
           return;
         const outcome = await deliver(deps, endpoint, next);

@@ -1,6 +1,7 @@
 import type { DealerStore } from '../../store/dealers.js';
 import type { PartnerStore } from '../../store/partners.js';
 import type { EndpointRecord } from '../../store/webhooks/index.js';
+import { fingerprint } from '../cursor.js';
 
 /**
  * What an endpoint may carry now: the partner's scope as it is, narrowed by the endpoint's
@@ -23,4 +24,19 @@ export async function endpointScope(
     profileIds = wanted.filter((id) => allowed === null || allowed.has(id));
   }
   return { profileIds, statuses: endpoint.filterStatuses };
+}
+
+/**
+ * A digest of what a delivery was read under (the walk's filter: mode, profiles, statuses, event
+ * types), kept with a delivery waiting for its retry (migration 037). A retry read under another
+ * scope may carry what the first attempt did not, so it goes out under a new webhook-id: a
+ * receiver that de-duplicates by the id never skips what was added.
+ */
+export function scopeKey(filter: Record<string, unknown>): string {
+  // Lists in any order are one scope (a subtree's ids come as the database reads them).
+  const sorted = Object.entries(filter).map(([name, value]) => [
+    name,
+    Array.isArray(value) ? [...value].sort() : value,
+  ]);
+  return fingerprint(Object.fromEntries(sorted));
 }

@@ -19,7 +19,7 @@ export interface EventStreamRecord {
   /** After the last event the receiver acknowledged. */
   position: EventPosition;
   /** The delivery sent and not yet acknowledged: it is retried, nothing passes it. */
-  pending: { deliveryId: string; through: EventPosition; attempt: number } | null;
+  pending: { deliveryId: string; through: EventPosition; attempt: number; scope: string | null } | null;
   failingSince: string | null;
   /** Attempts so far in the failure streak (0 without one): a new delivery goes on counting. */
   streakAttempts: number;
@@ -29,7 +29,7 @@ const TS = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-D
 
 const STREAM_COLUMNS = `endpoint_id, ${TS('position_ts')} AS position_ts, position_seq::text AS position_seq,
   pending_delivery_id, ${TS('pending_through_ts')} AS pending_through_ts, pending_through_seq::text AS pending_through_seq,
-  pending_attempt, failing_since`;
+  pending_attempt, pending_scope, failing_since`;
 
 function toStream(row: Record<string, unknown>): EventStreamRecord {
   return {
@@ -40,6 +40,7 @@ function toStream(row: Record<string, unknown>): EventStreamRecord {
           deliveryId: row.pending_delivery_id as string,
           through: { ts: row.pending_through_ts as string, seq: row.pending_through_seq as string },
           attempt: row.pending_attempt as number,
+          scope: row.pending_scope as string | null,
         }
       : null,
     failingSince: row.failing_since ? (row.failing_since as Date).toISOString() : null,
@@ -93,14 +94,23 @@ export function webhookEventStreamStore(db: Queryable) {
       endpointId: string,
       owner: string,
       leaseMs: number,
-      delivery: { deliveryId: string; from: EventPosition; through: EventPosition; retry: boolean },
+      delivery: {
+        deliveryId: string;
+        from: EventPosition;
+        through: EventPosition;
+        retry: boolean;
+        scope: string;
+        /** A retry read under another scope: the id it goes out under instead of this one. */
+        replaces?: string | undefined;
+      },
     ): Promise<boolean> {
       const rows = await db.query(
         'BeginWebhookEventDelivery',
         `UPDATE webhook_event_streams SET pending_delivery_id = $3, pending_through_ts = $4,
-           pending_through_seq = $5, lease_until = clock_timestamp() + make_interval(secs => $6::float8)
+           pending_through_seq = $5, lease_until = clock_timestamp() + make_interval(secs => $6::float8),
+           pending_scope = $10
          WHERE endpoint_id = $1 AND lease_owner = $2 AND (CASE WHEN $9::boolean
-           THEN pending_delivery_id = $3
+           THEN pending_delivery_id = coalesce($11::uuid, $3)
            ELSE pending_delivery_id IS NULL AND (position_ts, position_seq) = ($7::timestamptz, $8::bigint) END)
          RETURNING endpoint_id`,
         [
@@ -113,6 +123,8 @@ export function webhookEventStreamStore(db: Queryable) {
           delivery.from.ts,
           delivery.from.seq,
           delivery.retry,
+          delivery.scope,
+          delivery.replaces ?? null,
         ],
       );
       return rows.length > 0;

@@ -61,14 +61,22 @@ export function webhookLeaseStore(db: Queryable) {
       id: string,
       owner: string,
       leaseMs: number,
-      delivery: { deliveryId: string; from: Position; through: Position; retry: boolean },
+      delivery: {
+        deliveryId: string;
+        from: Position;
+        through: Position;
+        retry: boolean;
+        scope: string;
+        /** A retry read under another scope: the id it goes out under instead of this one. */
+        replaces?: string | undefined;
+      },
     ): Promise<boolean> {
       const rows = await db.query(
         'BeginWebhookDelivery',
         `UPDATE webhook_endpoints SET pending_delivery_id = $3, pending_through_ts = $4, pending_through_id = $5,
-           lease_until = clock_timestamp() + make_interval(secs => $6::float8)
+           lease_until = clock_timestamp() + make_interval(secs => $6::float8), pending_scope = $10
          WHERE id = $1 AND lease_owner = $2 AND enabled AND (CASE WHEN $9::boolean
-           THEN pending_delivery_id = $3
+           THEN pending_delivery_id = coalesce($11::uuid, $3)
            ELSE pending_delivery_id IS NULL AND (position_ts, position_id) = ($7::timestamptz, $8::uuid) END)
          RETURNING id`,
         [
@@ -81,6 +89,8 @@ export function webhookLeaseStore(db: Queryable) {
           delivery.from.ts,
           delivery.from.id,
           delivery.retry,
+          delivery.scope,
+          delivery.replaces ?? null,
         ],
       );
       return rows.length > 0;

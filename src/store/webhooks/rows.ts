@@ -28,7 +28,7 @@ export interface EndpointRecord {
   /** After the last listing the receiver acknowledged. */
   position: Position;
   /** The delivery sent and not yet acknowledged: it is retried, nothing passes it. */
-  pending: { deliveryId: string; through: Position; attempt: number } | null;
+  pending: { deliveryId: string; through: Position; attempt: number; scope: string | null } | null;
   failingSince: string | null;
   /** Attempts so far in the failure streak (0 without one): a new delivery goes on counting. */
   streakAttempts: number;
@@ -95,7 +95,7 @@ const TS = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-D
 export const COLUMNS = `id, partner_id, url, description, filter_statuses, filter_profile_ids, events, enabled,
   disabled_reason, disabled_at, held_by_operator, secret, previous_secret, previous_secret_expires_at,
   ${TS('position_ts')} AS position_ts, position_id, pending_delivery_id,
-  ${TS('pending_through_ts')} AS pending_through_ts, pending_through_id, pending_attempt,
+  ${TS('pending_through_ts')} AS pending_through_ts, pending_through_id, pending_attempt, pending_scope,
   failing_since, next_attempt_at, created_at, updated_at, test`;
 
 export const iso = (value: unknown) => (value ? (value as Date).toISOString() : null);
@@ -123,6 +123,7 @@ export function toRecord(row: Record<string, unknown>): EndpointRecord {
           deliveryId: row.pending_delivery_id as string,
           through: { ts: row.pending_through_ts as string, id: row.pending_through_id as string },
           attempt: row.pending_attempt as number,
+          scope: row.pending_scope as string | null,
         }
       : null,
     failingSince: iso(row.failing_since),
