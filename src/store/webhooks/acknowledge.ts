@@ -24,7 +24,7 @@ interface Walk {
 export function acknowledgeSql({ table, key, tiebreak }: Walk): string {
   return `WITH moved AS (
      UPDATE ${table} SET position_ts = pending_through_ts, position_${tiebreak} = pending_through_${tiebreak},
-       pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_${tiebreak} = NULL,
+       pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_${tiebreak} = NULL, pending_scope = NULL,
        -- Without an outcome (a retry whose every listing or event had moved on: nothing was sent)
        -- the failure streak goes on: its start and its attempts, which the next delivery
        -- continues, so the back-off keeps growing and a dead receiver is still disabled in time.

@@ -131,7 +131,7 @@ export function webhookEndpointStore(db: Queryable) {
       // position instead, under the new filter and a new id; its failure streak goes on (its
       // attempts too: acknowledge.ts).
       if (restart.listings || patch.filterStatuses !== undefined || patch.filterProfileIds !== undefined) {
-        sets.push(`pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL,
+        sets.push(`pending_delivery_id = NULL, pending_through_ts = NULL, pending_through_id = NULL, pending_scope = NULL,
           pending_attempt = ${restart.listings ? '0' : 'pending_attempt'}`);
       }
       if (patch.enabled === false) {
@@ -230,6 +230,7 @@ export function webhookEndpointStore(db: Queryable) {
            pending_delivery_id = CASE WHEN $2::timestamptz IS NULL THEN pending_delivery_id END,
            pending_through_ts = CASE WHEN $2::timestamptz IS NULL THEN pending_through_ts END,
            pending_through_id = CASE WHEN $2::timestamptz IS NULL THEN pending_through_id END,
+           pending_scope = CASE WHEN $2::timestamptz IS NULL THEN pending_scope END,
            pending_attempt = CASE WHEN $2::timestamptz IS NULL THEN pending_attempt ELSE 0 END
          WHERE id = $1 RETURNING ${COLUMNS}`,
         [id, position?.ts ?? null, position?.id ?? null],
@@ -245,7 +246,7 @@ export function webhookEndpointStore(db: Queryable) {
 async function restartEvents(tx: Queryable, id: string, ts: string): Promise<void> {
   await tx.query(
     'RestartWebhookEvents',
-    `UPDATE webhook_event_streams SET position_ts = $2, position_seq = 0, pending_delivery_id = NULL,
+    `UPDATE webhook_event_streams SET position_ts = $2, position_seq = 0, pending_delivery_id = NULL, pending_scope = NULL,
        pending_through_ts = NULL, pending_through_seq = NULL, pending_attempt = 0, failing_since = NULL,
        next_attempt_at = now()
      WHERE endpoint_id = $1`,
@@ -271,7 +272,7 @@ async function freshEventStreak(tx: Queryable, id: string): Promise<void> {
 async function forgetPendingEvents(tx: Queryable, id: string): Promise<void> {
   await tx.query(
     'ForgetPendingWebhookEvents',
-    `UPDATE webhook_event_streams SET pending_delivery_id = NULL, pending_through_ts = NULL,
+    `UPDATE webhook_event_streams SET pending_delivery_id = NULL, pending_through_ts = NULL, pending_scope = NULL,
        pending_through_seq = NULL
      WHERE endpoint_id = $1`,
     [id],
