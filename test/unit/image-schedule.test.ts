@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { failedWriteRetryMs, IMAGE_CHECK_LEASE_MS } from '../../src/domain/images/checker.js';
 import {
   admit,
   freshHost,
@@ -173,4 +174,15 @@ test('HostLimits: hosts counted apart by host and port, own policies, idle hosts
   assert.equal(limits.sweep(1_000), 2);
   assert.equal(limits.sweep(5_000), 1);
   assert.equal(isIdle(freshHost(0), 0), true);
+});
+
+test('a result that failed to be written: due again after 5 s, doubling, never later than a lease', () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 50].map(failedWriteRetryMs), [
+    5_000,
+    10_000,
+    20_000,
+    40_000,
+    IMAGE_CHECK_LEASE_MS,
+    IMAGE_CHECK_LEASE_MS,
+  ]);
 });

@@ -12,7 +12,7 @@ import type { AttemptOutcome, EndpointRecord, WebhookStore } from '../../store/w
 import { endpointMode, type Mode } from '../access.js';
 import { keptAnswer } from '../webhooks/answer.js';
 import { afterFailure } from '../webhooks/retry.js';
-import { endpointScope, scopeKey } from '../webhooks/scope.js';
+import { endpointScope, retryIdentity, scopeKey } from '../webhooks/scope.js';
 import { signingSecrets, webhookHeaders } from '../webhooks/signing.js';
 import { OUTBOX_EVENT_TYPES } from './registry.js';
 
@@ -107,13 +107,9 @@ export function eventRounds(deps: EventRoundDeps) {
       const type = rows[0]?.type ?? '';
       const otherType = rows.findIndex((r) => r.type !== type);
       const run = rows.slice(0, Math.min(otherType === -1 ? rows.length : otherType, EVENT_BATCH_SIZE));
-      // Read under another scope, it may carry events the first attempt did not: a new id, so a
-      // receiver that applied the first attempt does not skip them as a repeat.
-      const rescoped = stream.pending.scope !== null && stream.pending.scope !== scope;
       return {
-        deliveryId: rescoped ? randomUUID() : stream.pending.deliveryId,
+        ...retryIdentity(stream.pending, scope),
         scope,
-        replaces: rescoped ? stream.pending.deliveryId : undefined,
         type,
         through: run.length < rows.length ? run[run.length - 1]!.position : stream.pending.through,
         attempt: stream.pending.attempt + 1,

@@ -27,9 +27,17 @@ export const UNUSED_RECHECK_MS = 24 * 60 * 60 * 1000;
 const HOST_BUSY_RETRY_MS = 1000;
 /**
  * A result whose write failed (a lock wait past WRITE_TX_TIMEOUT_MS, a connection lost): its URL
- * is due again this soon. Before, it waited for its lease to lapse, a minute, without a word.
+ * is due again this soon, twice as late after each failure in a row, at most a lease later.
+ * Before, it waited for its lease to lapse, a minute, without a word.
  */
 export const FAILED_WRITE_RETRY_MS = 5000;
+/** URLs whose results failed to be written, remembered for their back-off; past this, forgotten. */
+const FAILED_WRITES_KEPT = 10_000;
+
+/** When a URL whose result failed to be written for the `failures`-th time in a row is due again. */
+export function failedWriteRetryMs(failures: number): number {
+  return Math.min(FAILED_WRITE_RETRY_MS * 2 ** Math.max(0, failures - 1), IMAGE_CHECK_LEASE_MS);
+}
 
 /**
  * The fetcher of image checks: the outbound rules of webhooks, the byte cap of the limits.
@@ -91,6 +99,8 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
    * memory: an instance that stops first leaves them to the next result.
    */
   const settle = new Map<string, number>();
+  /** Results of a URL that failed to be written in a row (back-off), until one is written. */
+  const failedWrites = new Map<string, number>();
   const settleAfterMs = 2 * deps.writeTxMs + 500;
 
   async function settleDue(at: number): Promise<void> {
@@ -171,15 +181,18 @@ export function imageChecker(deps: ImageCheckerDeps): ImageChecker {
           continue;
         }
         const running: Promise<void> = check(owner, item)
+          .then(() => void failedWrites.delete(item.url))
           .catch(async (error: unknown) => {
+            const failures = (failedWrites.get(item.url) ?? 0) + 1;
+            if (failedWrites.size >= FAILED_WRITES_KEPT) failedWrites.clear();
+            failedWrites.set(item.url, failures);
+            const retryMs = failedWriteRetryMs(failures);
             deps.logger?.warn(
-              { err: error, url: item.url },
-              `image check result not written; the URL is due again in ${FAILED_WRITE_RETRY_MS / 1000} s`,
+              { err: error, url: item.url, failures },
+              `image check result not written; the URL is due again in ${retryMs / 1000} s`,
             );
             // With the database gone the release fails too, and the lease lapses instead.
-            await deps.store
-              .release(owner, [item.url], new Date(Date.now() + FAILED_WRITE_RETRY_MS))
-              .catch(() => {});
+            await deps.store.release(owner, [item.url], new Date(Date.now() + retryMs)).catch(() => {});
           })
           .finally(() => {
             active.delete(running);

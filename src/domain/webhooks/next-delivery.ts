@@ -7,7 +7,7 @@ import type { PartnerStore } from '../../store/partners.js';
 import type { SyncHorizonStore } from '../../store/sync-horizon.js';
 import { type EndpointRecord, NIL_UUID } from '../../store/webhooks/index.js';
 import { endpointMode } from '../access.js';
-import { endpointScope, scopeKey } from './scope.js';
+import { endpointScope, retryIdentity, scopeKey } from './scope.js';
 
 /** At most this many listings per delivery (the contract's limit). */
 export const BATCH_SIZE = 100;
@@ -81,17 +81,13 @@ export function deliveryWalk(deps: {
       });
       const over = rows.length > BATCH_SIZE;
       if (over) rows.length = BATCH_SIZE;
-      // Read under another scope, it may carry listings the first attempt did not: a new id, so
-      // a receiver that applied the first attempt does not skip them as a repeat.
-      const rescoped = endpoint.pending.scope !== null && endpoint.pending.scope !== scope;
       return {
-        deliveryId: rescoped ? randomUUID() : endpoint.pending.deliveryId,
+        ...retryIdentity(endpoint.pending, scope),
         through: over ? rows[BATCH_SIZE - 1]!.position : endpoint.pending.through,
         attempt: endpoint.pending.attempt + 1,
         listings: rows,
         retry: true,
         scope,
-        replaces: rescoped ? endpoint.pending.deliveryId : undefined,
       };
     }
     // The horizon first, in a statement of its own (store/sync-horizon.ts says why).

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DealerStore } from '../../store/dealers.js';
 import type { PartnerStore } from '../../store/partners.js';
 import type { EndpointRecord } from '../../store/webhooks/index.js';
@@ -39,4 +40,20 @@ export function scopeKey(filter: Record<string, unknown>): string {
     Array.isArray(value) ? [...value].sort() : value,
   ]);
   return fingerprint(Object.fromEntries(sorted));
+}
+
+/**
+ * The id a retry goes out under: the pending delivery's own, or, read under another scope than its
+ * first attempt (it may carry listings or events that attempt did not), a new one that `replaces`
+ * it, so a receiver that applied the first attempt does not skip what was added as a repeat.
+ * A pending delivery read before scopes were kept (null) keeps its id.
+ */
+export function retryIdentity(
+  pending: { deliveryId: string; scope: string | null },
+  scope: string,
+): { deliveryId: string; replaces: string | undefined } {
+  const rescoped = pending.scope !== null && pending.scope !== scope;
+  return rescoped
+    ? { deliveryId: randomUUID(), replaces: pending.deliveryId }
+    : { deliveryId: pending.deliveryId, replaces: undefined };
 }
