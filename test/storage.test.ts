@@ -157,6 +157,33 @@ test('a failing migration rolls back its whole batch: nothing of it is applied o
   }
 });
 
+test('a migration longer than the statement timeout is not cut by it', async () => {
+  // CI (2026-11-30): a start with STATEMENT_TIMEOUT_MS=300 on a fresh database failed in
+  // migration 001. The long migration is followed by a broken one, so the batch rolls back and
+  // leaves the shared database as it was: its error must be the broken one's, not a timeout.
+  const dir = await seededDir('fc-migrate-');
+  const db = await openDb({ ...options(dir), statementTimeoutMs: 200 });
+  try {
+    await migrate(db);
+    const batch = [
+      ...loadMigrations(),
+      { version: 900_003, name: '900003_slow.sql', sql: 'SELECT pg_sleep(0.5)' },
+      { version: 900_004, name: '900004_broken.sql', sql: 'SELECT no_such_column FROM schema_migrations' },
+    ];
+    await assert.rejects(migrate(db, batch), /no_such_column/);
+    if (process.env.DATABASE_URL) {
+      await assert.rejects(
+        db.query('T', 'SELECT pg_sleep(0.5)'),
+        /statement timeout/,
+        'requests stay bounded',
+      );
+    }
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('PostgreSQL: prepared statements are planned for their values every time', {
   skip: !process.env.DATABASE_URL,
 }, async () => {

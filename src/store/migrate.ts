@@ -37,6 +37,12 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export async function migrate(db: Db, migrations = loadMigrations()): Promise<string[]> {
   const appliedAtCreation = db.takeAppliedAtCreation?.() ?? [];
   const applied = await db.transaction(async (tx) => {
+    // No statement_timeout here: STATEMENT_TIMEOUT_MS bounds a request's statements, while a
+    // migration takes as long as its table is large (an index over a million listings), and an
+    // instance waiting for another's migrations waits as long as they run. Cut at the request's
+    // bound, either failed the start; on a fresh database even 001 took longer than 300 ms on a
+    // busy machine (CI, 2026-11-30). The deploy's own start-up deadline bounds a migration.
+    await tx.exec('NoStatementTimeout', 'SET LOCAL statement_timeout = 0');
     await tx.query('LockMigrations', `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create the
     // table and one then fails on a unique violation in the catalog.
