@@ -734,7 +734,10 @@ describe('webhooks: a delivery waiting for its retry while things change', () =>
         (await app.call('GET', `${EXT}/webhooks/${id}/deliveries`, { secret: p.secret })).body.data;
       let log: Array<{ attempt: number }> = [];
       await eventually(
-        async () => (log = await logged()).length >= 3,
+        async () => {
+          log = await logged();
+          return log.length >= 3;
+        },
         () => `${log.length} attempts logged`,
         20_000,
       );
