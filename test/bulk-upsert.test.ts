@@ -100,6 +100,40 @@ describe('POST /listings/bulk-upsert: request shape', () => {
   });
 });
 
+test('a number a double cannot keep is refused where it is, on a PUT and in a bulk; nothing written', async () => {
+  // Until 2026-11-30 a latitude of 1e-400 was stored as 0 without a word.
+  const reference = ref('tiny');
+  const raw = JSON.stringify(item(reference)).replace(/^\{/, '{"latitude":1e-400,');
+  const single = await app.call('PUT', `${EXT}/listings/${reference}`, {
+    secret,
+    raw,
+    headers: { 'content-type': 'application/json' },
+  });
+  assertError(single, 400, 'INVALID_BODY');
+  assert.deepEqual(single.body.error.issues[0], {
+    path: 'latitude',
+    message: '1e-400 is nearer zero than 5e-324, the smallest a number here can be (it would become 0)',
+    code: 'number_not_held',
+  });
+  const many = await app.call('POST', `${EXT}/listings/bulk-upsert`, {
+    secret,
+    raw: `[${JSON.stringify(item(ref('ok')))},${raw}]`,
+    headers: { 'content-type': 'application/json' },
+  });
+  assertError(many, 400, 'INVALID_BODY');
+  assert.equal(many.body.error.issues[0].path, '1.latitude', many.text);
+  const read = await app.call('GET', `${EXT}/listings?externalReference=${reference}&status=all`, { secret });
+  assert.equal(read.body.data.length, 0, read.text);
+  // A double written with all its 17 digits is taken as it is.
+  const exact = await app.call('PUT', `${EXT}/listings/${reference}`, {
+    secret,
+    raw: raw.replace('1e-400', '50.850340000000003'),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(exact.status, 201, exact.text);
+  assert.equal((await getListing(app, secret, exact.body.data.listingId)).location.latitude, 50.85034);
+});
+
 describe('POST /listings/bulk-upsert: items', () => {
   test('partial success: valid items are written, each failure is reported at its index', async () => {
     const [ok1, invalid, forbidden, ok2, tooLong] = [

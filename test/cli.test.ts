@@ -315,12 +315,16 @@ test('usage: --help exits 0, mistakes exit 2 with the usage text', async () => {
   // A number JSON cannot keep (it would be sent as null, or with other digits): refused unsent.
   const infinite = await cli('dealers', 'create', '--code', 'X', '--metadata', '{"crm":{"id":1e999}}');
   assert.equal(infinite.code, 2);
-  assert.match(infinite.err, /--metadata holds a number JSON cannot keep as written \(Infinity\)/);
+  assert.match(infinite.err, /--metadata at crm\.id: 1e999 is beyond ±1\.8e308/);
+  // Read as the service reads it: 1e-400 would have been sent as 0.
+  const tiny = await cli('dealers', 'create', '--code', 'X', '--metadata', '{"crm":{"rate":1e-400}}');
+  assert.equal(tiny.code, 2);
+  assert.match(tiny.err, /--metadata at crm\.rate: 1e-400 is nearer zero than 5e-324/);
   const file = path.join(dir, 'big-number.json');
   writeFileSync(file, `[{"locationCode":"BIG-${sfx}","metadata":{"id":12345678901234567890}}]`);
   const big = await cli('dealers', 'import', file);
   assert.notEqual(big.code, 0);
-  assert.match(big.err, /holds a number JSON cannot keep as written \(12345678901234567000\)/);
+  assert.match(big.err, /at 0\.metadata\.id: 12345678901234567890 is a whole number past 2\^53/);
   assert.equal((await cli('dealers', 'list', '--bogus')).code, 2);
   assert.equal((await cli('dealers', 'frobnicate')).code, 2);
   assert.equal((await cli('partners', 'rotate-secret', 'x', '--grace', '-1')).code, 2);

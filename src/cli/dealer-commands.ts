@@ -2,7 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import type { dealerSchema } from '../api/schemas/resources.js';
-import { firstInvalidUtf8 } from '../http/json-body.js';
+import { ProblemError } from '../domain/errors.js';
+import { firstInvalidUtf8, parseJsonBody } from '../http/json-body.js';
 import {
   type Command,
   type Context,
@@ -80,12 +81,7 @@ function dealerBody(values: Values): Record<string, unknown> {
   }
   const metadata = str(values, 'metadata');
   if (metadata !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(metadata);
-    } catch (error) {
-      throw new UsageError(`--metadata is not valid JSON: ${(error as Error).message}`);
-    }
+    const parsed = readJson(metadata, (why) => new UsageError(`--metadata ${why}`));
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new UsageError('--metadata must be a JSON object, e.g. {"crm":"A-17"}');
     }
@@ -183,12 +179,7 @@ function readImportFile(file: string): unknown[] {
     );
   }
   const text = bytes.subarray(start).toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`);
-  }
+  const parsed = readJson(text, (why) => new CliError(`${file} ${why}`));
   const dealers = Array.isArray(parsed) ? parsed : (parsed as { dealers?: unknown } | null)?.dealers;
   if (!Array.isArray(dealers)) {
     throw new CliError(`${file} must hold an array of dealers, or an object {"dealers": [...]}`);
@@ -197,6 +188,23 @@ function readImportFile(file: string): unknown[] {
   const number = unkeptNumber(dealers);
   if (number) throw new CliError(`${file}: ${number}`);
   return dealers;
+}
+
+/**
+ * JSON read as the service reads a body (src/http/json-body.ts): what it would refuse, a number a
+ * double would not keep as sent (1e-400 would be sent as 0) among them, is said here, before
+ * anything is sent. `refuse` makes the error from what is wrong ("is not valid JSON: …").
+ */
+function readJson(text: string, refuse: (why: string) => Error): unknown {
+  try {
+    return parseJsonBody('application/json', Buffer.from(text, 'utf8'));
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    const issue = error.issues?.[0];
+    throw refuse(
+      issue ? `at ${issue.path}: ${issue.message}` : error.message.replace(/^The request body /, ''),
+    );
+  }
 }
 
 /**

@@ -162,6 +162,8 @@ export const messages = {
   compressedBody: (encoding: string) =>
     `The request body is sent with Content-Encoding: ${encoding}; this API takes request bodies uncompressed. Send the body without Content-Encoding (answers are compressed when you send Accept-Encoding).`,
   reservedName: (where: string, what: string) => `The request body cannot be kept: ${where} ${what}.`,
+  numberNotHeld: (where: string, number: string, why: string) =>
+    `The request body cannot be kept as sent: ${where} is ${number}, which ${why}.`,
   bodyShapeTooLarge: (where: string, what: string) =>
     `The request body is too large in shape: ${where} ${what}.`,
   hostHeaders: (count: number) =>

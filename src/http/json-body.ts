@@ -297,11 +297,79 @@ function assertShape(text: string): void {
       case 0x0d:
       case 0x09:
         break;
-      default:
-        // The first character of a number or a literal in an array is an element.
-        if (top && !top.object && !isScalarPart(text.charCodeAt(i - 1))) begin(stack, top);
+      default: {
+        // A number or a literal (`true`, `-1.5e3`), read whole: in an array it is an element.
+        if (top && !top.object) begin(stack, top);
+        let end = i + 1;
+        while (end < text.length && isScalarPart(text.charCodeAt(end))) end++;
+        if (c === 0x2d || (c >= 0x30 && c <= 0x39)) assertHeldNumber(text.slice(i, end), stack);
+        i = end - 1;
+      }
     }
   }
+}
+
+/** Significant digits a double needs to name any double exactly (17; shortest forms need fewer). */
+const DOUBLE_DIGITS = 17;
+/** Below this (in magnitude) a double holds fewer digits, down to one at 5e-324. */
+const MIN_NORMAL = 2.2250738585072014e-308;
+
+/**
+ * A JSON number becomes a double (JSON.parse, then the database's numeric or jsonb). Refused here,
+ * naming where, is a number the double would not keep as sent: past ±1.8e308 (it became
+ * Infinity), nearer zero than 5e-324 (1e-400 became 0) or near it with digits a double that small
+ * does not have (1.2345678e-320 became 1.2347e-320), a whole number past 2^53 that is not
+ * exactly a double (a dealer system's 19-digit id in metadata: 12345678901234567891 became
+ * 12345678901234567000), or more than 17 significant digits that its double does not repeat
+ * (19.990000000000000001). A number written with up to 17 digits is taken as the double nearest
+ * it: that is how any JSON library writes a double, so a value read back and sent again is the
+ * same value. Only a number of more than 15 characters or with an exponent costs more than a
+ * length check: up to 15 characters without one always fit.
+ */
+function assertHeldNumber(token: string, stack: Open[]): void {
+  if (token.length <= 15 && !/[eE]/.test(token)) return;
+  // Not JSON (`-`, `1.`, `01`): JSON.parse says so with the position.
+  const literal = /^-?(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token);
+  if (!literal) return;
+  const value = Number(token);
+  const digits = `${literal[1]}${literal[2] ?? ''}`.replace(/^0+/, '');
+  const zero = digits.replace(/0+$/, '') === '';
+  let why: string | null = null;
+  if (!Number.isFinite(value)) why = 'is beyond ±1.8e308, the largest a number here can be';
+  else if (!zero && value === 0)
+    why = 'is nearer zero than 5e-324, the smallest a number here can be (it would become 0)';
+  else if (!zero && Math.abs(value) < MIN_NORMAL && !sameDecimal(literal, value)) {
+    why = `is so near zero that a number here keeps fewer of its digits (it would become ${value})`;
+  } else if (!literal[2] && !literal[3] && Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+    if (BigInt(token) !== BigInt(value)) {
+      why = `is a whole number past 2^53 that a number here cannot hold exactly (it would become ${BigInt(value)}); send it as a string`;
+    }
+  } else if (digits.replace(/0+$/, '').length > DOUBLE_DIGITS && !sameDecimal(literal, value)) {
+    why = `has more significant digits than a number here holds (${DOUBLE_DIGITS}); it would become ${value}`;
+  }
+  if (why === null) return;
+  const path = pathOf(stack);
+  const where = path === '' ? '(root)' : path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  const shown = token.length > 40 ? `${token.slice(0, 40)}…` : token;
+  throw problem('INVALID_BODY', messages.numberNotHeld(where, shown, why), [
+    { path: where, message: `${shown} ${why}`, code: 'number_not_held' },
+  ]);
+}
+
+/** Whether a decimal literal (its regex match) is the same number as `value`'s shortest form. */
+function sameDecimal(literal: RegExpExecArray, value: number): boolean {
+  const normal = (intPart: string, fraction: string, exponent: number) => {
+    const all = `${intPart}${fraction}`;
+    const lead = all.length - all.replace(/^0+/, '').length;
+    const digits = all.slice(lead).replace(/0+$/, '');
+    // The position of the first significant digit, as a power of ten.
+    return { digits, magnitude: intPart.length - lead + exponent };
+  };
+  const sent = normal(literal[1]!, literal[2] ?? '', Number(literal[3] ?? 0));
+  const shortest = /^-?(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(value));
+  if (!shortest) return false;
+  const held = normal(shortest[1]!, shortest[2] ?? '', Number(shortest[3] ?? 0));
+  return sent.digits === held.digits && sent.magnitude === held.magnitude;
 }
 
 /**

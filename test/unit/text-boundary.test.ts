@@ -125,6 +125,50 @@ test('a body: charset, bytes, syntax and shape refused with the documented code;
   assert.equal(proto.issues?.[0]?.path, 'a.__proto__');
 });
 
+test('a number a double cannot keep as sent is refused where it is; a double written any way passes', () => {
+  // Until 2026-11-30 JSON.parse changed these without a word: 1e-400 became 0, a 20-digit id in
+  // a dealer's metadata lost its last digits.
+  const parse = (text: string) => parseJsonBody('application/json', Buffer.from(text, 'utf8'));
+  const refused: [string, string, RegExp][] = [
+    ['{"a":{"co2Emission":1e-400}}', 'a.co2Emission', /nearer zero than 5e-324/],
+    ['{"x":1.2345678e-320}', 'x', /keeps fewer of its digits \(it would become 1\.2347e-320\)/],
+    ['{"price":1e400}', 'price', /beyond ±1\.8e308/],
+    ['{"price":-2E+309}', 'price', /beyond/],
+    ['{"metadata":{"dmsId":12345678901234567891}}', 'metadata.dmsId', /would become 12345678901234567168/],
+    ['{"ids":[1,9007199254740993]}', 'ids.1', /past 2\^53/],
+    ['{"price":19.990000000000000001}', 'price', /more significant digits .* it would become 19\.99/],
+    ['5e-324000', '(root)', /nearer zero/],
+  ];
+  for (const [text, path, why] of refused) {
+    const error = refusal(() => parse(text));
+    assert.equal(error.code, 'INVALID_BODY', text);
+    assert.equal(error.issues?.[0]?.path, path, text);
+    assert.equal(error.issues?.[0]?.code, 'number_not_held', text);
+    assert.match(error.message, why, text);
+  }
+  // Every way a JSON library writes a double, and zeros however written, are taken as sent.
+  const taken: [string, number][] = [
+    ['0.1', 0.1],
+    ['50.850340000000003', 50.850340000000003], // 17 digits (C#'s G17): the same double as 50.85034
+    ['1.7976931348623157e308', Number.MAX_VALUE],
+    ['2.2250738585072014e-308', 2.2250738585072014e-308],
+    ['5e-324', Number.MIN_VALUE], // as JSON.stringify writes the smallest double
+    ['-1.2347e-320', -1.2347e-320],
+    ['9007199254740993.0e0', 9007199254740992], // a decimal, not a whole number: a float's digits, its nearest double
+    ['9007199254740992', 2 ** 53],
+    ['100000000000000000000', 1e20],
+    ['-0.000e-500', -0],
+    ['19.99000000000000000000', 19.99],
+    ['1.5E+3', 1500],
+  ];
+  for (const [text, value] of taken) assert.equal((parse(`{"n":${text}}`) as { n: number }).n, value, text);
+  // The counts of the shape check still see a number as one element, however long.
+  assert.equal(
+    (parse(`[${Array.from({ length: 10_000 }, () => '-1.25e-3').join(',')}]`) as unknown[]).length,
+    10_000,
+  );
+});
+
 test('a URL: percent-encoded UTF-8 without U+0000 in the path and every query name and value', () => {
   for (const ok of ['/a/b?x=1&y=%C3%AB&z=a+b', '/listings/', '/a%20b', '/x?', '/x?flag&&a=']) {
     assert.doesNotThrow(() => assertUrlText(ok), ok);
