@@ -301,8 +301,14 @@ function assertShape(text: string): void {
         // A number or a literal (`true`, `-1.5e3`), read whole: in an array it is an element.
         if (top && !top.object) begin(stack, top);
         let end = i + 1;
-        while (end < text.length && isScalarPart(text.charCodeAt(end))) end++;
-        if (c === 0x2d || (c >= 0x30 && c <= 0x39)) assertHeldNumber(text.slice(i, end), stack);
+        let exponent = false;
+        for (let d = text.charCodeAt(end); end < text.length && isScalarPart(d); d = text.charCodeAt(++end)) {
+          if (d === 0x65 || d === 0x45) exponent = true;
+        }
+        // Up to 15 characters without an exponent always fit a double: no more to check.
+        if ((c === 0x2d || (c >= 0x30 && c <= 0x39)) && (exponent || end - i > 15)) {
+          assertHeldNumber(text.slice(i, end), stack);
+        }
         i = end - 1;
       }
     }
@@ -323,11 +329,9 @@ const MIN_NORMAL = 2.2250738585072014e-308;
  * 12345678901234567000), or more than 17 significant digits that its double does not repeat
  * (19.990000000000000001). A number written with up to 17 digits is taken as the double nearest
  * it: that is how any JSON library writes a double, so a value read back and sent again is the
- * same value. Only a number of more than 15 characters or with an exponent costs more than a
- * length check: up to 15 characters without one always fit.
+ * same value. Called for a number of more than 15 characters or with an exponent only.
  */
 function assertHeldNumber(token: string, stack: Open[]): void {
-  if (token.length <= 15 && !/[eE]/.test(token)) return;
   // Not JSON (`-`, `1.`, `01`): JSON.parse says so with the position.
   const literal = /^-?(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token);
   if (!literal) return;
