@@ -325,6 +325,13 @@ test('usage: --help exits 0, mistakes exit 2 with the usage text', async () => {
   const big = await cli('dealers', 'import', file);
   assert.notEqual(big.code, 0);
   assert.match(big.err, /at 0\.metadata\.id: 12345678901234567890 is a whole number past 2\^53/);
+  // Held exactly, but past what metadata takes (the service's rule, said before sending).
+  const exact = await cli('dealers', 'create', '--code', 'X', '--metadata', '{"id":1e20}');
+  assert.equal(exact.code, 2);
+  assert.match(exact.err, /--metadata holds a whole number past ±9007199254740991 \(100000000000000000000\)/);
+  const empty = path.join(dir, 'empty.json');
+  writeFileSync(empty, ' \n');
+  assert.match((await cli('dealers', 'import', empty)).err, /empty\.json is empty/);
   assert.equal((await cli('dealers', 'list', '--bogus')).code, 2);
   assert.equal((await cli('dealers', 'frobnicate')).code, 2);
   assert.equal((await cli('partners', 'rotate-secret', 'x', '--grace', '-1')).code, 2);

@@ -157,7 +157,9 @@ test('a failing migration rolls back its whole batch: nothing of it is applied o
   }
 });
 
-test('a migration longer than the statement timeout is not cut by it', async () => {
+test('a migration longer than the statement timeout is not cut by it', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
   // CI (2026-11-30): a start with STATEMENT_TIMEOUT_MS=300 on a fresh database failed in
   // migration 001. The long migration is followed by a broken one, so the batch rolls back and
   // leaves the shared database as it was: its error must be the broken one's, not a timeout.

@@ -196,8 +196,9 @@ function readImportFile(file: string): unknown[] {
  * anything is sent. `refuse` makes the error from what is wrong ("is not valid JSON: …").
  */
 function readJson(text: string, refuse: (why: string) => Error): unknown {
+  let value: unknown;
   try {
-    return parseJsonBody('application/json', Buffer.from(text, 'utf8'));
+    value = parseJsonBody('application/json', Buffer.from(text, 'utf8'));
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
     const issue = error.issues?.[0];
@@ -205,22 +206,21 @@ function readJson(text: string, refuse: (why: string) => Error): unknown {
       issue ? `at ${issue.path}: ${issue.message}` : error.message.replace(/^The request body /, ''),
     );
   }
+  if (value === undefined) throw refuse('is empty');
+  return value;
 }
 
 /**
- * A number the file's JSON holds that parsing did not keep (1e999 became Infinity, and would be
- * sent as null; 12345678901234567890 lost its last digits): said here, before anything is sent,
- * as the service refuses such numbers in metadata.
+ * A whole number past 2^53 that readJson took (written as its double writes it: 1e20,
+ * 18446744073709552000): said here, before anything is sent, as the service refuses such numbers
+ * in metadata (src/domain/shapes/admin-fields.ts).
  */
 function unkeptNumber(value: unknown): string | undefined {
   const stack = [value];
   while (stack.length) {
     const item = stack.pop();
-    if (
-      typeof item === 'number' &&
-      (!Number.isFinite(item) || (Number.isInteger(item) && !Number.isSafeInteger(item)))
-    )
-      return `holds a number JSON cannot keep as written (${item}): numbers must be finite and whole ones within ±${Number.MAX_SAFE_INTEGER}; send larger ones as strings`;
+    if (typeof item === 'number' && Number.isInteger(item) && !Number.isSafeInteger(item))
+      return `holds a whole number past ±${Number.MAX_SAFE_INTEGER} (${item}); send larger ones as strings`;
     if (item !== null && typeof item === 'object') stack.push(...Object.values(item));
   }
   return undefined;
