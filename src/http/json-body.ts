@@ -322,7 +322,8 @@ function assertShape(text: string): ProblemError | null {
           const token = text.slice(i, end);
           if (!held.has(token)) {
             numberNotHeld = heldNumberProblem(token, stack);
-            if (held.size < HELD_REMEMBERED) held.add(token);
+            // Short ones: V8 hashes a string past 16,383 characters by its length alone.
+            if (held.size < HELD_REMEMBERED && token.length <= 64) held.add(token);
           }
         }
         i = end - 1;
@@ -394,7 +395,7 @@ function notHeld(token: string): string | null {
     // so near 0.5 that rounding could decide is left to toPrecision below.
     const scaled = size * 1e300 * 10 ** (sent.count - sent.magnitude - 300);
     const off = Math.abs(digitsValue(sent) - scaled);
-    const margin = scaled * 1e-13;
+    const margin = scaled * 2e-15; // four times the few ulp the two products may be off
     if (off < 0.5 - margin) return null;
     if (off > 0.5 + margin) return nearZero(value);
   }
@@ -406,7 +407,7 @@ function notHeld(token: string): string | null {
 }
 
 const nearZero = (value: number) =>
-  `is so near zero that a number here keeps fewer of its digits (it would become ${value})`;
+  `is so near zero that a number here cannot keep these digits (it would become ${value})`;
 
 /** A decimal's significant digits as a whole number (exact up to 15 of them). */
 function digitsValue(d: Decimal): number {
