@@ -199,6 +199,41 @@ describe('webhook events: delivery', () => {
     assert.ok(attempts[1]!.nextAttemptAt);
   });
 
+  test('an operator sends the events of a failing endpoint now, not after their back-off', async () => {
+    // Until 2026-11-30 the operator's retry looked at the walk of listings only: an endpoint
+    // failing on its events answered 409 "nothing to retry" and waited out its back-off.
+    const { receiver, id } = await endpoint(partnerA, ['listing.images_checked']);
+    const admin = { authorization: `Bearer ${app.running.adminToken}` };
+    assert.equal(
+      (await app.call('POST', `/api/admin/v1/webhooks/${id}/retry`, { headers: admin })).status,
+      409,
+    );
+    receiver.script.push(500, 500, 500);
+    const a = await putListing(app, partnerA.secret, 'EVD-OR', listingBody({ dealerProfileId: tree.ids.A2 }));
+    await record([checked(a, 9)]);
+    // The third attempt failed and is logged: the next waits 6 to 10 s (retry.ts).
+    let logged = 0;
+    await eventually(
+      async () => {
+        const log = await app.call('GET', `${EXT}/webhooks/${id}/deliveries`, { secret: partnerA.secret });
+        logged = log.body.data.filter((d: { status: string }) => d.status === 'failed').length;
+        return logged >= 3;
+      },
+      () => `${logged} failed attempts logged`,
+      30_000,
+    );
+    const retried = await app.call('POST', `/api/admin/v1/webhooks/${id}/retry`, { headers: admin });
+    assert.equal(retried.status, 200, retried.text);
+    const at = Date.now();
+    await eventually(
+      () => applied(receiver).length >= 1,
+      () => `${receiver.requests.length} attempts`,
+      20_000,
+    );
+    assert.ok(Date.now() - at < 5_000, `sent ${Date.now() - at} ms after the retry, not at once`);
+    assert.equal(receiver.requests.length, 4);
+  });
+
   test('events recorded before an endpoint subscribes are not sent to it', async () => {
     const a = await putListing(app, partnerA.secret, 'EVD-S', listingBody({ dealerProfileId: tree.ids.A }));
     const { receiver, id } = await endpoint(partnerA);

@@ -231,5 +231,5 @@ export const messages = {
     `Webhook endpoint ${id} is disabled: resume it instead (the delivery that was failing is sent first).`,
   /** POST /webhooks/{id}/retry with no delivery waiting. */
   nothingToRetry: (id: string) =>
-    `Webhook endpoint ${id} has no failed delivery waiting for its next attempt: nothing to retry. Send a test ping to check the receiver.`,
+    `Webhook endpoint ${id} has no failing deliveries, of listings or of events: nothing to retry. Send a test ping to check the receiver.`,
 } as const;

@@ -202,16 +202,28 @@ export function webhookEndpointStore(db: Queryable) {
     },
 
     /**
-     * The failed delivery an enabled endpoint is waiting to send again is due now (its streak and
-     * attempt count go on); undefined when the endpoint is disabled or has none waiting.
+     * An enabled endpoint's walks in a failure streak, of listings and of events, are due now (the
+     * streak and its attempt count go on); undefined when the endpoint is disabled or neither
+     * walk is failing. A streak, not a pending delivery: a filter change forgets the delivery and
+     * the streak goes on, its next delivery waiting out the back-off. The walk of events used to
+     * be left out: an endpoint failing on its events answered "nothing to retry".
      */
     async retryNow(id: string, tx: Queryable = db): Promise<EndpointRecord | undefined> {
+      const events = await tx.query(
+        'RetryWebhookEventsNow',
+        `UPDATE webhook_event_streams s SET next_attempt_at = now()
+         FROM webhook_endpoints e
+         WHERE s.endpoint_id = $1 AND e.id = s.endpoint_id AND e.enabled AND s.failing_since IS NOT NULL
+         RETURNING s.endpoint_id`,
+        [id],
+      );
       const rows = await tx.query(
         'RetryWebhookNow',
-        `UPDATE webhook_endpoints SET next_attempt_at = now(), updated_at = now()
-         WHERE id = $1 AND enabled AND pending_delivery_id IS NOT NULL AND failing_since IS NOT NULL
+        `UPDATE webhook_endpoints SET updated_at = now(),
+           next_attempt_at = CASE WHEN failing_since IS NOT NULL THEN now() ELSE next_attempt_at END
+         WHERE id = $1 AND enabled AND (failing_since IS NOT NULL OR $2)
          RETURNING ${COLUMNS}`,
-        [id],
+        [id, events.length > 0],
       );
       return rows[0] ? toRecord(rows[0]) : undefined;
     },

@@ -99,10 +99,9 @@ export function webhookAdminRoutes(webhooks: WebhookAdmin): FastifyPluginAsync {
       {
         schema: {
           tags,
-          summary:
-            'Send the failed delivery an enabled endpoint is waiting to retry now, not after its back-off',
+          summary: 'Send what a failing endpoint is waiting to retry now, not after its back-off',
           description:
-            'For an endpoint whose receiver is fixed: its wait may have grown to an hour. The attempt count and the 3-day period go on; the partner sees no disable. 409 when the endpoint is disabled (resume it: POST /webhooks/{id}/enable) or has no failed delivery waiting.',
+            'For an endpoint whose receiver is fixed: its wait may have grown to an hour. Both of its walks that are failing, of listings and of events, are due now. The attempt count and the 3-day period go on; the partner sees no disable. 409 when the endpoint is disabled (resume it: POST /webhooks/{id}/enable) or nothing of it is failing.',
           params: idParams,
           response: { 200: z.object({ data: operatorEndpointSchema }), ...errors, 409: errorResponse },
         },
